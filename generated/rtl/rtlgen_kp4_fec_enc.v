@@ -5,11 +5,12 @@
 //
 // Design : rtlgen
 // Block  : kp4_fec (kind rs_fec)
-// Latency: 1 cycle(s)
+// Latency: 2 cycle(s)
 // Reset  : rst, synchronous, active high
 //
 // Streaming Reed-Solomon encoder RS(544,514) over GF(2^10), t = 15: 32 symbols per beat, 17
-// beats per codeword, one output register (latency 1 clock), AXI4-Stream-style ready/valid.
+// beats per codeword, an input stage (the beat's contribution to the remainder registered) and
+// an output register (latency 2 clocks), AXI4-Stream-style ready/valid.
 //
 // Parameters (rs_fec):
 //   symbol_bits = 10
@@ -50,661 +51,1270 @@ module rtlgen_kp4_fec_enc (
     localparam [4:0] LAST_BEAT = 5'd16;    // beat index of tlast
     localparam [4:0] MSG_END_BEAT = 5'd16; // beat holding the last message symbol
 
-    reg [4:0] beat; // beat index within the codeword
+    reg [4:0] beat; // beat index of the next input beat
+    reg s1_valid; // input stage full
+    reg [4:0] s1_beat; // the input stage's beat index
+    reg [319:0] s1_data; // the input stage's beat
+    reg [299:0] s1_part; // the input stage's message lanes divided into the remainder from a zero state
     reg [299:0] state; // divider remainder, check symbol j (highest degree first) at symbol j
     reg out_tvalid_r; // output register full
     reg out_tlast_r;
     reg [319:0] out_tdata_r;
     reg frame_error_r;
-    wire fire; // the output register takes a new beat (or empties)
+    wire fire; // both stages move: the output register is empty or being taken
     assign fire = (!out_tvalid_r) | out_tready;
     wire accept; // an input beat is taken
     assign accept = in_tvalid & fire;
-    wire is_last;
+    wire is_last; // the input beat is the codeword's last
     assign is_last = beat == LAST_BEAT;
-    wire [619:0] div_in; // {state, beat}: the divider networks' input
-    assign div_in = {state, in_tdata};
+    wire s1_last; // the input stage holds the codeword's last beat
+    assign s1_last = s1_beat == LAST_BEAT;
 
-    // Divider over a whole beat of message symbols (the model's LFSR, probed).
+    // The input beat's message lanes divided from a zero state (no feedback: registered in s1_part).
+    wire [299:0] part_full; // a full message beat's contribution
+    assign part_full[0] = ^(in_tdata & 320'hb8e3281f760f58c0d9a53d5589b0f48a94e59eb8e8f50284a703999e381ca2fa0b55df421c43f3cd);
+    assign part_full[1] = ^(in_tdata & 320'h71c6503aec1ef191b74b7aeb0361e91569db3d71d1ea15094f07732c703945f416abbf843897e79a);
+    assign part_full[2] = ^(in_tdata & 320'he3ccb075d83da3336e97f59616c3d22ad3a67ae2a3943a129f0ee658e0728be83d537e08713fcb35);
+    assign part_full[3] = ^(in_tdata & 320'h7f7a48f0c6741eb6008bd679a43351df33a96b7dafdd66a5991e153ffcf8b56a71f72352be3c65a7);
+    assign part_full[4] = ^(in_tdata & 320'hfef481e18de83d6c0116acf35866a3be2752d6fa5fbadd4b323c2a6ff9f06a94e3ee47a53c78cf4f);
+    assign part_full[5] = ^(in_tdata & 320'hfde913c31bd07ac8062d59e6a0cd477c4ea5adf5bf75aa96657814cff3e0d529d7d88e4a38e19e9e);
+    assign part_full[6] = ^(in_tdata & 320'hfb92378237a0f5800c5ab3cd519a8ff89d4b5beb7eab5528caf0299fe3c1aa13afb51d9431c33d3c);
+    assign part_full[7] = ^(in_tdata & 320'hf7246f006e41eb1018b4679ab3351ef17a96b3d7fd16aa5194e0533fc78354674f6a3b2863867e79);
+    assign part_full[8] = ^(in_tdata & 320'hee08ce04dd83d6303569cf75666e3de2b53d67aefa2d44a329c0e66f8f07a88e8ed47750871cfcf3);
+    assign part_full[9] = ^(in_tdata & 320'hdc519c0dbb07ac606ed29eaaccd87ac56a7acf5cf45a89425381cccf1e0e515d0da8efa10e29f9e6);
+    assign part_full[10] = ^(in_tdata & 320'h688bd2b15e44620f860a0283c7b99b7ca846caff2587d9bc8e8b30f2f3027523702c2fe04f96079c);
+    assign part_full[11] = ^(in_tdata & 320'hd117b566bd88841f0c1505079f7736f9108d91fe4b4fb3791d1621e5e605ea46e0585fc0df2c0b38);
+    assign part_full[12] = ^(in_tdata & 320'ha22f6ac97a11482e1c2b0a4f2eea6cf2210b23fd96df66f63b2c03cbc80ad4cdd0b4bf81fe481671);
+    assign part_full[13] = ^(in_tdata & 320'h2cd51727aa66b243be5c161d8a6d4398ea508d0508790450f9d337656716dcf8c14150e3f3162f7f);
+    assign part_full[14] = ^(in_tdata & 320'h59aa2e4b55cd24877cb82c3b04de8631d4a11a0b10b218a5f2a62ecaca2cb9f18282a0c7a63c5afe);
+    assign part_full[15] = ^(in_tdata & 320'hb3545c96aa9a091efd70583619bd0c63e94234172124314fe44c5d85945873a31501418f0c78b1fc);
+    assign part_full[16] = ^(in_tdata & 320'h66a8b9295534522dfae0b02c337a19c7d2846c2f4248729bc898bb0b2cb0e7463a02821e18f163f9);
+    assign part_full[17] = ^(in_tdata & 320'hcd117256ab68a44bf1c1605876f4338fa508d85f8490f537913176165d60ce8c6405053c31f2c3f3);
+    assign part_full[18] = ^(in_tdata & 320'h9a22f4ad57d10887e382c0b0fdec661f0a11b0bf0961fa6f2362ec3cbec09d58d80a0b7823e583e7);
+    assign part_full[19] = ^(in_tdata & 320'h3445e95aafa2110fc3058161ebdccd3e5423657f12c3e4de47c5987979813ab1b01417f007cb03ce);
+    assign part_full[20] = ^(in_tdata & 320'hba49278455848861b4b184fc909a7fdbf3feb86b76c2a357bb9c197fc289e1f4b072fc88bcf28bcb);
+    assign part_full[21] = ^(in_tdata & 320'h74d24f08ab0950d36d6209f93134feb7a7ed70d6ed8546af773872ff8513c3a970e5f81179e51397);
+    assign part_full[22] = ^(in_tdata & 320'he9a49e155612e1b6dac413f2726dfd6f0fcae1addb0a9d5aee70a5ef0e268712e1cbf022f3ca272e);
+    assign part_full[23] = ^(in_tdata & 320'h69401baef8a10b1c0139a31874418405ac6b7f30c0d789e6677d12b1dec5efd163e11dcd1b76c597);
+    assign part_full[24] = ^(in_tdata & 320'hd2c0275df142162806724630f883090b58c6fa6181ef03cccefa6563bd8adfa2d7c23b9a36fd8b2f);
+    assign part_full[25] = ^(in_tdata & 320'ha5c04ebfe2842c400ce58c21e1061316f19df4c3039e17999df4cac77f14bf05af8077346deb165e);
+    assign part_full[26] = ^(in_tdata & 320'h4b809d7bc508588019cb1843c208272da33be986077c2f373be9d59efe287e0b4f04ef689bc628bc);
+    assign part_full[27] = ^(in_tdata & 320'h97412af38a10b1003796308794104f5b4677d70d0ef85e6a77d3ab2df851fc169e0ddfd1379c5179);
+    assign part_full[28] = ^(in_tdata & 320'h2e8245e3152122106f2c610f28249fb6ccffae1a1db0acd4eea7165bf0a2f86d2c1fbfa22f38a2f2);
+    assign part_full[29] = ^(in_tdata & 320'h5d049bc22a424430da58c25e404d3f6dd9ff5c353b6159a9dd4e2cb7e144f0da583b7e445e7145e5);
+    assign part_full[30] = ^(in_tdata & 320'hce09a6f55b6c089c632c0a75cac6662a9eafd28b8537e6622691d10b2acfbf518bff99b40cdd9dd7);
+    assign part_full[31] = ^(in_tdata & 320'h9c534deeb6d81128c65814ab858ccc553d4fa1170a2fccc04c23a206559e7ea307fb336859bb3baf);
+    assign part_full[32] = ^(in_tdata & 320'h38e69bdd6cb062418cb129171b1999aa7a8f462f141f89849947441caf3dfd061ff667d0b366735e);
+    assign part_full[33] = ^(in_tdata & 320'hbf84914f820ccc1f7a4e581becf5547e6bb15ed5ad08e56f141f192274b5455da41757156a117b6b);
+    assign part_full[34] = ^(in_tdata & 320'h7f09229b0519982ef09cb037d9eaa9fc9772bdaa5a11dada283e7244ed6b8afb482eae2ad432f6d7);
+    assign part_full[35] = ^(in_tdata & 320'hfe5245360a33704de139606fa3d553f96ef57f54b423b5b0517ca489dad615f6805d5c55a865edae);
+    assign part_full[36] = ^(in_tdata & 320'hfce49a6c1566e08bc672c09f57aea6f29deafea868477b64a2f90913b1ac2bed10beb9ab50cbdb5d);
+    assign part_full[37] = ^(in_tdata & 320'hf9c934dc2bcd81178ce5817ebf594ce57bd5f951d08ef6cd44f21227675957da317d7356a197b2ba);
+    assign part_full[38] = ^(in_tdata & 320'hf39269bc569b022f19cb02bd7eb299cab7abf6a2a15dfd9a89e4644ecab3aff462fee6ad033f6575);
+    assign part_full[39] = ^(in_tdata & 320'he724d378ad36044e3396053aed6133956f57e94542bbfb3113c8c88d95675fa8c5fdcc5a066eceeb);
+    assign part_full[40] = ^(in_tdata & 320'h68a55db686ea52ceec22a598efb658403a5396949efc5403f35f2d94591cb52b38dba27f45e76c61);
+    assign part_full[41] = ^(in_tdata & 320'hd10aab690cd4e59ddc444b31df68b18034a72d283df8a803e7be5b38b6396a1671b345fecbded8c2);
+    assign part_full[42] = ^(in_tdata & 320'ha21546d619a9cb3bb8899663aed56200695e5a507bf15007ce7cf6616873d42cf3668afdd7bdb184);
+    assign part_full[43] = ^(in_tdata & 320'h2ccfc01ab5b9c4a99d30895fb21c9c40a8ff2635691ef4086fa6815689fa1d72de12b784ea8c0f68);
+    assign part_full[44] = ^(in_tdata & 320'h599f90356a7389433a6012bf643d398111ee4c6ad27df810df4d42bd13f43ae5ac216e09d5181ed1);
+    assign part_full[45] = ^(in_tdata & 320'hb37f206ed4e7529674c1253ec87e720223dc9cd4a4fbe021bf9ac56a23e8758b5846dd13ea2039a3);
+    assign part_full[46] = ^(in_tdata & 320'h66be50d9a8cea52ced824a7d80f8e50407a939a949f7c0437f35cad447d1eb56b08dba27d4507746);
+    assign part_full[47] = ^(in_tdata & 320'hcd3ca1b7509d4a59df0494bb11f5cb080f42735293ef8082fe6bd5b88ba3d6ad611b744fe8b0ee8c);
+    assign part_full[48] = ^(in_tdata & 320'h9a39536ea13a94b3ba08297633ef96101e94e6a5279f1101fcd7eb611747ad5ac236e89fd171d918);
+    assign part_full[49] = ^(in_tdata & 320'h3472a6d943752967741152ec77db2c203d29c94a4f7e2203f9af96c22e8e5ab5946dd13fa2f3b630);
+    assign part_full[50] = ^(in_tdata & 320'h007538e6ed478dc9162de85caf968d93a68f168698f45ea0ebe983d7b989c0d76e4480a1795d7dfd);
+    assign part_full[51] = ^(in_tdata & 320'h00aa71cdda8f5b92285ad0f94f291a270d1e290c31e8ad45d6d307bf771281eedc8d0042b2aafbfb);
+    assign part_full[52] = ^(in_tdata & 320'h0114e39bb41eb72450b4a1f28e56344e5a2c561963d15a8fada60f6eea25039da91e00852555f3f7);
+    assign part_full[53] = ^(in_tdata & 320'h021cefd1857aa391b344abf9b33ee50f12c7beb55f16ebbfb1a5dd0a6dc3c7ac2c7c81ab73f69a13);
+    assign part_full[54] = ^(in_tdata & 320'h0439dfa30bf50733668857b3767dca1e659f7d6abe6dd77b634bba04df868f1858f90256a7ed3427);
+    assign part_full[55] = ^(in_tdata & 320'h0833af4617ea0e66c911af66ecff943c8b3efad47cdbaef6c7977419bf0c1e30b1f204ad0fca684f);
+    assign part_full[56] = ^(in_tdata & 320'h10275e8c2ed45cdd92225e8dc9fb2879166df1a8f9b74de98e2ea8337a183c2173e4085a1f94d49f);
+    assign part_full[57] = ^(in_tdata & 320'h200ead1c5da8f9bb2045bd1b93f251f26cdbe350f32e8bd71d5d1076f4317802e7c810b43f29ad3f);
+    assign part_full[58] = ^(in_tdata & 320'h401d4a38bb51f376448b7a3727e4a3e4d9a7c6a1e61d17aa3aba60fdec62f005df9020687e535e7f);
+    assign part_full[59] = ^(in_tdata & 320'h803a947176a3e6ec8916f42e5fc946c9f34f8943cc7a2f507574c1ebdcc4e04bbf2040d0bca6bcfe);
+    assign part_full[60] = ^(in_tdata & 320'h6c00b3aa68387c986e044febd386ba10a8bf84db398f812b010cc7781f1fff4319575aa769b4063e);
+    assign part_full[61] = ^(in_tdata & 320'hd8016750d170b930dc089fd7a7097521117f0db6735f025203198ef03a3efe8622aab54e9378087c);
+    assign part_full[62] = ^(in_tdata & 320'hb042dea5a2e13271bc103faf4e12eb4262fe1f6de6fe04a407335df0747cfd4c45516a9d26f014f9);
+    assign part_full[63] = ^(in_tdata & 320'h0cc50ee52cfa587b122430b55fa76d942d53be01f47398630e6a3c88f3e605db83f18e9d64542bcc);
+    assign part_full[64] = ^(in_tdata & 320'h198a0dce59f4f0f62048612aaf4eda285aa77c03e8e730c61cd43911e3cc0bf707e71d3a88a85398);
+    assign part_full[65] = ^(in_tdata & 320'h33540b9cb3e9e1ec4090c2555e9db550b54efc06d1ce718838a87233c39817ee1fca3a751140a331);
+    assign part_full[66] = ^(in_tdata & 320'h66e8073966d383c8852084eabd3b6ba12a8df80da39cf3107050e47783312fdc3f9475ea62914263);
+    assign part_full[67] = ^(in_tdata & 320'hcd901e76cda707910e4009d57a72d742151bf01b4739f624e0a188ef02635ff86f28ebd4c53280c7);
+    assign part_full[68] = ^(in_tdata & 320'h9b202ce99a4e0f22188113eaf4e1ae842a27e0368e73ec49c04311de04c7bff0ce55d6a9ca65018f);
+    assign part_full[69] = ^(in_tdata & 320'h360059d7349c1e44350227d5e9c35d08545fc06d1ce7c897808663bc0d8f7fa18cabad5394da031f);
+    assign part_full[70] = ^(in_tdata & 320'h18ff9a86c4081b3c3bd9f2b437188573584fc390d9f0352bd9796b8c3d694f31a8e21831301b2b36);
+    assign part_full[71] = ^(in_tdata & 320'h31bf350d8810366873b3e5687e350be6f09f8721b3a07a53b3f2d7187ad29e6351c431626036566c);
+    assign part_full[72] = ^(in_tdata & 320'h637e7a1b10202cc0e367ca90ec6a16cde13f0e436700e4a367e5ee20f1a53cc6a38862c4807cacd8);
+    assign part_full[73] = ^(in_tdata & 320'hde037eb4e54802bdf91767d5efcca9e8da31df1717b1ec6917b2f7ddda2236bceff2dcb870e27686);
+    assign part_full[74] = ^(in_tdata & 320'hbc46fd69cb90056bf22fcfebdf9d52d1f463be2e2f63c8d62f65efabb0456d39cfe1b870e1c4ed0c);
+    assign part_full[75] = ^(in_tdata & 320'h78cdfad796204ad7e05e9f97af3aa4a3a8c77c5c5ec781a85ecbdf57608bda738fc770e18389da19);
+    assign part_full[76] = ^(in_tdata & 320'hf19bf5ab2c4095bfc0bd3f2f4e714847118efcb9bd8f0350bd97bebec116b4e71f8ee1c30703b033);
+    assign part_full[77] = ^(in_tdata & 320'he337fb5258812b6f857b7e5e8ce2908e630df9727b1e06a57b2f3d7d862d69ce3f1dc3860e076466);
+    assign part_full[78] = ^(in_tdata & 320'hc62fe6a0b10216cf0ef6fcbd09c5211cc61bf2e4f67c0d4af65e7aeb0c5ad3dc6e3b860c5c0ec8cd);
+    assign part_full[79] = ^(in_tdata & 320'h8c5fcd4162042d9e1decf97a138e42398c27e1c8ecf81a95ecbcb5c61cb4a7b8dc730c18b80d959b);
+    assign part_full[80] = ^(in_tdata & 320'h31344774960dd6f603537d491993187a11de16b038154756a222e717fd385e97edf337d8415a6d1c);
+    assign part_full[81] = ^(in_tdata & 320'h62688eed2d1bedfc02a7fad2232231f423bc2961702a9ead45458e3ffe70bd2fdbe26eb0c2b4de39);
+    assign part_full[82] = ^(in_tdata & 320'hc4911dde5b37dbe8054ef5e4464063e8477856c2e0153d5e8b8b5c6ff8e17a1fa7c4dc61c569bc73);
+    assign part_full[83] = ^(in_tdata & 320'hb8566ccc216221260dce96c19513deaadf2ebf35f87f2defb5345fc80cfaaaa8a27a8e1b8b8915fa);
+    assign part_full[84] = ^(in_tdata & 320'h70ecd99c42c4025c1b9d2dc32a27bc55fe4d7a6af0fe5bdf6a68bf901df4555154f51c3757022bf4);
+    assign part_full[85] = ^(in_tdata & 320'he199a338848844b8333a5bc6444f78abfc8af0d5e1fca7bad5d13f303fe9aae2b9ee396eee0453e8);
+    assign part_full[86] = ^(in_tdata & 320'hc33346750910c9606275b7cc989af157b915e1abc3b95f75aaa23e707fd355c573dc73dd9c18a7d1);
+    assign part_full[87] = ^(in_tdata & 320'h86268cee122192d0c0ea6f992131e3af723bc3568732aeeb54447ce0ffa7abcaf7bce6bb38214fa3);
+    assign part_full[88] = ^(in_tdata & 320'h0c4d19dc254365b181d4df724267c65ea47786ac0e255dd6a888b9c1ff4e5795ff7dcd7630529b47);
+    assign part_full[89] = ^(in_tdata & 320'h189a23b84b86cb7303a9bea484cb8cbd08ef09581c0aaba951117383fe9caf6bfefb9bec20a5368e);
+    assign part_full[90] = ^(in_tdata & 320'h3e673aafb68765ae378c05a7b80dab644c21523e75349fe34a82c30c254a2a2b115339b14acef8d4);
+    assign part_full[91] = ^(in_tdata & 320'h7c8e755f6c0e8b5c6b180b4f701f56c89842a47cea693fc69505c6084e94541632a67362959df1a9);
+    assign part_full[92] = ^(in_tdata & 320'hf91cfabed81d16b8d63116def03eac91709548f9d4d27f8d2a0bcc009d28a82c6548e7c52b2be352);
+    assign part_full[93] = ^(in_tdata & 320'hcc5ecfd607bd08cf9fef281a4870f346ed1bc3ccdcd060fd1e951b0d1b1a7a73dbc2f63b5c993e71);
+    assign part_full[94] = ^(in_tdata & 320'h98fd9fa80e7a119f3bde503490e1e68d9a378798b9e0d1fe3d2a360a3235f4a7a785ec76f92278e3);
+    assign part_full[95] = ^(in_tdata & 320'h31fb3f541df4232e73bca02931c3cd1b346f0b317381a3fc7a542c14606ae94f5f0bd9edb254f5c6);
+    assign part_full[96] = ^(in_tdata & 320'h63f67ea83be8465ce378405273839a3668ce1663e74347fcf4a81838c0d4d29ebe17b3db24a9ef8d);
+    assign part_full[97] = ^(in_tdata & 320'hc7eced5476d0ccb9c6f180a4f703356c918c28c7ce869ffde950706185a9a57d6c2b67b60953df1a);
+    assign part_full[98] = ^(in_tdata & 320'h8f99caa8eda1d9638de30149ee026ad92308558f9d4d2ffbd2a0a0c30b524abac856ce6c52b7be35);
+    assign part_full[99] = ^(in_tdata & 320'h1f339555db43b2d71bc602d3dc04d5b20610ab1f3a9a4ff3a541418612a5953580a99cd8a56f7c6a);
+    assign part_full[100] = ^(in_tdata & 320'h54d814956234a79cfaed548e012a41aeac2e9f22f62561af3c45f834c21efa1ce2add668cf40d7d3);
+    assign part_full[101] = ^(in_tdata & 320'ha9b0292ec4690f39f1daa91c0250835d585d3a45ec4ac35a788bf079803cf479d55badd19e91afa7);
+    assign part_full[102] = ^(in_tdata & 320'h5320525d88d25e63e3b4523804a506baf0ba708ad8d596b4f117a0e30479e8f3aab75aa33d235b4e);
+    assign part_full[103] = ^(in_tdata & 320'hf298b02a72905b4b3985f0be18604cdb4d5a7e3647ce4cc2de6ab9f2caec2bfbb7c7632ef516614f);
+    assign part_full[104] = ^(in_tdata & 320'he5716050e520f696730be17c30c499b69ab4f86c8fdc9985bcd533e591d857f77f8ac75daa3cc29f);
+    assign part_full[105] = ^(in_tdata & 320'hcaa2c0a5cb41ad3ce617c2b87189326d7569f4d91fb9230f79aa27cb27b0afeeef158ebb5479853e);
+    assign part_full[106] = ^(in_tdata & 320'h9545814b96835a79cc2e8570e31264daeac3e9b23f72561af3544f864f615f9dce2b1d76a8f30e7d);
+    assign part_full[107] = ^(in_tdata & 320'h2a8b02932c06b4f39c5d0aa1c624c8b5d587d3647ee4ac35e7a89f0c9ac3bf7b9c563aed11e618fa);
+    assign part_full[108] = ^(in_tdata & 320'h55160526580d29e73cbb15038c49906bab0fa6c8fd89586bcf517e0931877eb738a875da23dc35f4);
+    assign part_full[109] = ^(in_tdata & 320'haa6c0a48b11a53ce7d762a47089720d7561f4d91fb12b0d79ea2fc12630ffd2e7154ebb447a86be9);
+    assign part_full[110] = ^(in_tdata & 320'h421955ca2f44c466e399aff14c45b68b4866c2ae77a567bc2ee8dc25a6fbfc8d6828ee9aad2c5559);
+    assign part_full[111] = ^(in_tdata & 320'h8432bb905e8988ddc3335fa2888f6d1690dd815cef4acf7c5dd1f84b49f7f95ad055dd355a58aab2);
+    assign part_full[112] = ^(in_tdata & 320'h08657720bd1311bb8667bf45111eda2d21bb06b9de959ef8bba3b08697eff2b5b0afbb6af4b15565);
+    assign part_full[113] = ^(in_tdata & 320'h5293bb8b5462a701ef57d17b6e7803d10b10cfddcace4a4d58affd38892519e61973994f045efb92);
+    assign part_full[114] = ^(in_tdata & 320'ha5276716a8c50e13daaea2b6ccf006a216219bba95dc949eb05fba71164b33cc32e3339e48bdf325);
+    assign part_full[115] = ^(in_tdata & 320'h4a0ece2d518a1c27b55c456d89e00d446c4337752bb9293d61bf74e22c9767d865c2673cd16be24a);
+    assign part_full[116] = ^(in_tdata & 320'h941d9c5ea214784f6eb98adb13c41b8898866eea5772527ac27ea9c4592fcff0db80ce79a2d7c495);
+    assign part_full[117] = ^(in_tdata & 320'h287b28b94528b08edd7315f627883611710cd9d5aee4a4f585fd1388b65f9fa1a7059df345af892b);
+    assign part_full[118] = ^(in_tdata & 320'h50b651728b51211dbae62bec5f106d22e219b3ab5dc959ef0bfa270168be3f035e0b3be68b4f1656);
+    assign part_full[119] = ^(in_tdata & 320'ha12ca2e517a2423b71cc57d8ae20db4584336357bbd2b3de17f44e12d17d7e46bc1677cd569e28ac);
+    assign part_full[120] = ^(in_tdata & 320'hf425ae4908e65308535ddc3dd487411c1d9eb50dc06ed2bd13ae65cb9c0d28445c993eb68875fe36);
+    assign part_full[121] = ^(in_tdata & 320'he84b5c9610cce600a2bab87ba90a83383b2d6a1b80dda57e265ccb87381b5088b9327d6d50fbfc6c);
+    assign part_full[122] = ^(in_tdata & 320'hd0d6b9282199cc11417570f752150770365ad43701fb4afc4cb9970e7436a1116260fadae1f7f8d9);
+    assign part_full[123] = ^(in_tdata & 320'h55c8cc1d4ad5cb2ad1b63d9370a94efc313b1d62c39857458add4bc774606a668858ca034b9a0b84);
+    assign part_full[124] = ^(in_tdata & 320'habd1983a94ab9645a36d7b66f1529df862763ac48730be8b14ba979eecc0d48d10b19406d7241708);
+    assign part_full[125] = ^(in_tdata & 320'h57a3207128572c9b42daf6cde2a53af0c4ec75880e217d1628756f2ddd80a95a2167290dae482e11);
+    assign part_full[126] = ^(in_tdata & 320'haf4650e650ae593685b5eddbd54a74e1c9d8eb101c02ea2851eade5bbb0052b442ca531b5c805c23);
+    assign part_full[127] = ^(in_tdata & 320'h5e8cb1c8a15cf26d0b6bdbb7ba90e8c393b1d6213805d454a2d5fcb77201a5288590a736f900bc46);
+    assign part_full[128] = ^(in_tdata & 320'hbd19639142b9a4ca16d7b72f7521d0872763ac43700bb8ad44abb97ee4034a111b254f6db2117c8d);
+    assign part_full[129] = ^(in_tdata & 320'h7a32d7268473098429ae6e1eea43a00e0ec75886e017615e895732edcc069422264e9fdb6432fd1b);
+    assign part_full[130] = ^(in_tdata & 320'h56a2af492bc178e13933de290d7b05e6651ca135693a1b9daffa541f781a7c41e4b723c930f05370);
+    assign part_full[131] = ^(in_tdata & 320'had055e965682b1c27666bc521af20accca39466bd274373b5ff4e82ef034f883d96e479221e0a6e1);
+    assign part_full[132] = ^(in_tdata & 320'h5a0abd28ac056384eccc78e425e01599d4628cd7a4e87e76bee9d05de069f147b2dc8e2443c149c3);
+    assign part_full[133] = ^(in_tdata & 320'he2b7c51c72cbbff8e0aa2fa156bb2ed5cdc9b89a20eaf774d329f4a4bcc89ece810a3e81b762c0f6);
+    assign part_full[134] = ^(in_tdata & 320'hc56f8a3ce4973fe1c5545f42ad765cab9b9371344195eeeda653e9597d903ddd02107c032ec581ed);
+    assign part_full[135] = ^(in_tdata & 320'h8a9f1479c92e3fc38aa9bec54ae8b8573726e669836bdddf4da7d2a2fb207bfa0424f9065d8b03db);
+    assign part_full[136] = ^(in_tdata & 320'h157e28f7925c3f8711537dca95d570ae6e5dc8d30697abba9a4fa545f641f7f41849f20cbb0607b7);
+    assign part_full[137] = ^(in_tdata & 320'h2afc51eb25b83f1e26a6fbd52baee05cdcab95a60d2f4771359f4a8bec83efa83097e419361c0b6e);
+    assign part_full[138] = ^(in_tdata & 320'h55b8a3d24a707e3c4d4cf7aa475dc1b9b9472b4d1a5e8ee66b3e9507dd06df10712fc8326c3816dc);
+    assign part_full[139] = ^(in_tdata & 320'hab7157a495e0bc789e99ef148ebf8273328e529a34bd0dccd77d2a0fbe0dbe20f25b9164987029b8);
+    assign part_full[140] = ^(in_tdata & 320'h6f6f44024842751f409dd8ec24d730fa27d269174d65c9d3ee45fe6c70069f05795c9574cd414e4b);
+    assign part_full[141] = ^(in_tdata & 320'hdede88009184aa3e853bb1d859ae61f44fa4d22f9acb83a3dc8bfcc8e00d3e0af2b92be99a929897);
+    assign part_full[142] = ^(in_tdata & 320'hbdfd00052209547d0e7663b0b35cc3e8df49a45e35d70743b817b981c41b7c15f57656d33525352f);
+    assign part_full[143] = ^(in_tdata & 320'h14d554080c509de55c711f8d526ab62bd94125aa268bc7509f6a8d7ff830672e83b039d2e71b2014);
+    assign part_full[144] = ^(in_tdata & 320'h29aab81019a13bdabce23f5ab4d16c57f2924b544d179ea53fd51afff060ce5d176472a5ce364429);
+    assign part_full[145] = ^(in_tdata & 320'h53557020324237a579c47ef569a6d9afe53492a89a6f2d4e7faa35ffe0c09cfa2ec8e44b9c6c8852);
+    assign part_full[146] = ^(in_tdata & 320'ha6eaf04064842f5af789fdaac34db35f8a79255134de5a9cfe546befc58039f45d95c99778d914a4);
+    assign part_full[147] = ^(in_tdata & 320'h4dd5e080c9085ea5eb13fb15869b66bf54f24ea269bcb539fda897cf8f0073e8ab2b922eb1a22949);
+    assign part_full[148] = ^(in_tdata & 320'h9bebd1019210bd4bd227f62b0d36cc7ea9f49945d3797a77fb516f9f1e01e7d15657255d23545292);
+    assign part_full[149] = ^(in_tdata & 320'h3797a20324213a87a04eec561a6998fd13e9368ba6b2e4ebf7a2df3e3803cfa2bcae4aba46a8a525);
+    assign part_full[150] = ^(in_tdata & 320'h8374ea9d4468e2c3ea3cf3d34a7358319b127d64946f88a55c8e50c97c7ecac9c02cd4ba367aa02b);
+    assign part_full[151] = ^(in_tdata & 320'h06a9c53a89d18587d078e7a694e2b1637624fec928df114eb91ce192f8fd95d39059a9746ce54456);
+    assign part_full[152] = ^(in_tdata & 320'h0d138a7513a30b0fa4f0cf0d39c163c6ec59fd9351be229973398335f5fb2ba720b752e899ca88ad);
+    assign part_full[153] = ^(in_tdata & 320'h9913ee77622ef4cca7dc6dc929f59ebc43b186423713dd93bafd16a293889d879142716b45efb570);
+    assign part_full[154] = ^(in_tdata & 320'h3227dceac55da9894fb8dbd243eb3d78c76308856e67bb2375fa2d4527113b0f2280e3d6cbdf6ae0);
+    assign part_full[155] = ^(in_tdata & 320'h640fa9d58abb53129f71b7a497d27af18ed6110bdc8f7646eaf45a8a4a23765e4501c6add7bed5c1);
+    assign part_full[156] = ^(in_tdata & 320'hc81f43ab1476a6253ee36f093fa4f5e31dbc2616b95efc89d5e8f5049447ecbc9a038d5baf6dab82);
+    assign part_full[157] = ^(in_tdata & 320'h907e975228ed0c5a7dc7de526f4debc63b684c2c72bdf917abd1ea192c8fd97934071ab75ecb5705);
+    assign part_full[158] = ^(in_tdata & 320'h20fd3ea451da18b4fb8fbce4de9fd68c76c09c59e53be22b57a394325d1fb2b2780a356ebd96aa0a);
+    assign part_full[159] = ^(in_tdata & 320'h41ba7d4ca2b47169f71e79c9ad3bac18ed813cb2ca37c452ae472864be3f6564e0146add3b3d5015);
+    assign part_full[160] = ^(in_tdata & 320'h2bae398670ca468d2aa4cd393af8cbd65765d22aaec44203cbd183c7c1b3ea25f90b856037e90b83);
+    assign part_full[161] = ^(in_tdata & 320'h575c730ce194cd0a55489a3275f196aceedba4555dc8940397a3079f8366d44be2170ac02fc21707);
+    assign part_full[162] = ^(in_tdata & 320'haef8f619c229da04aa903464ebe72d59dda74cabbbd128032e460f2f06cca8d7d42e15805f842e0e);
+    assign part_full[163] = ^(in_tdata & 320'h765fd5b1f499b2847b85a5b0fd369165ac2b4b7cd9660205975d9d89cc2bbbca4153af60c8e1539f);
+    assign part_full[164] = ^(in_tdata & 320'hecbfbb67e9332518f70a4b21ea6923cb585696f8b28c140b2fbb7b039c56779492a75ec191d2a73e);
+    assign part_full[165] = ^(in_tdata & 320'hd97f76cfd3664a31ea159643c4d64696b0bd2df1655828125e76b6173cadef69254abc8323b54a7c);
+    assign part_full[166] = ^(in_tdata & 320'hb2beed9ba7cc9463d02a2cc799ac8c2d617a5fe2caf04020bced2c3e7d5bde925a917806077a90f8);
+    assign part_full[167] = ^(in_tdata & 320'h657dcb334e9968d7a454598f235d195ac2e4bbc595e0804179da187cfab6bd64b522f00c0ef521f0);
+    assign part_full[168] = ^(in_tdata & 320'hcafb86629c3291af48a9b35e46be32b585d9778a2b811082f2b470f9f16c7a897a41e1181dfa43e0);
+    assign part_full[169] = ^(in_tdata & 320'h95f71cc13865234e955266bc9d7c656b0bb2eb1557422101e568e1e3e2d9f512f487c2303bf487c1);
+    assign part_full[170] = ^(in_tdata & 320'h5f5bcdbfaedce96654fa839341466a302aaf98778ec84656fe80d8bd97786ddceca8d76308dda5b9);
+    assign part_full[171] = ^(in_tdata & 320'hbef79b7b5cb9d2ccadf407269288d560155f30ef1dd09cadfc01f16b2af1dbf9d955afc651bb4f72);
+    assign part_full[172] = ^(in_tdata & 320'h7def36f2b873a5995fe90e4d3511abc02abe61df3be1295ff903e2c655e3b7b3a2ab5f8ce3669ee5);
+    assign part_full[173] = ^(in_tdata & 320'ha485b05adf3ba254ef299f092b613cb07fd35fc8f90a14ed0d871d3138be02fbb9fa697ace109873);
+    assign part_full[174] = ^(in_tdata & 320'h494b60b5be7744a9da533e1246c67960ffa6bf91f21429da1b0e3a62757d05b773f0d3f59c2134e6);
+    assign part_full[175] = ^(in_tdata & 320'h92d6d16f7deec943b0a77c249d88f3c1bf5d7f23e46843b0371c34c4eefb0b6ee7e5a6eb38426dcd);
+    assign part_full[176] = ^(in_tdata & 320'h25edb2dafaddd297654ff8093b15e6833eaafa47c8d087646f382989d9f716ddcfcb4dd63084db9b);
+    assign part_full[177] = ^(in_tdata & 320'h4bdb75b5f5bba52eca9ff052662bcd063d55f08e91e10ec8df701313b3ef2dbb9f969aac6119b737);
+    assign part_full[178] = ^(in_tdata & 320'h97f6fb6feb770a5d953ee0e4dc539a0c3aabe51d23821d95bfe0262767de5b773f293558c2336a6e);
+    assign part_full[179] = ^(in_tdata & 320'h2fade6dfd7ee54bb2a7dc1c9a8a335183557ce3b47442b2b7fc04c5ecbbcb6ee7e566bb18466d0dc);
+    assign part_full[180] = ^(in_tdata & 320'h5de4458567f8180263bfda12edb7e10d8b0a1656a1ec639f16056df4a3f752eaf1fbad1017902ab0);
+    assign part_full[181] = ^(in_tdata & 320'hbbc88b0acff07004c37eb465db6bc31b560428ac4398c73e2c0adbe943eea595e3f75a202f205161);
+    assign part_full[182] = ^(in_tdata & 320'h779106159ee0e01982fc68cba6d78736ec08515987719e7c5815b7d287dc4b2bd7eeb5401e50a6c2);
+    assign part_full[183] = ^(in_tdata & 320'hb28649aa5a39d83166470b85a018ef60131ab4e4af4f5f67a62e0251a84fc4bd5e22c7902b216335);
+    assign part_full[184] = ^(in_tdata & 320'h654c9354b573f062c88e174b4035dfc0262569c95e9ebecf4c5c04b3509f897aac458e205652c26a);
+    assign part_full[185] = ^(in_tdata & 320'hcad926ad6be7e0c5911d2ed6906fbf804c5ad392bd3d6d9e98b80966a53f12b5588f1d40acb580d5);
+    assign part_full[186] = ^(in_tdata & 320'h95f24d5ad6cf818b263b5dad20db7e00d8b5a3257a3acb39317052dd4a7f252aa11e3a81197b01ab);
+    assign part_full[187] = ^(in_tdata & 320'h2ba48ab1ac9f03064c77bb5a51b6fc01b16b424af435867262e0a5ba94fe4a55523c750232f60756);
+    assign part_full[188] = ^(in_tdata & 320'h57491563593e060c98ef76b4b36df80362c68495e86b1ce4c5c14b7529fd94aab47ceb0425ec0aac);
+    assign part_full[189] = ^(in_tdata & 320'haed22ac2b37c0c0931dfed2976dbf006c58d092bd0d639cd8b8296fa53fb295578fdd6080bc81558);
+    assign part_full[190] = ^(in_tdata & 320'had78b66bde5767f8c11970338cc9af414740c4e64f4c3791d6c92f3513ca7a01db4efdbba7078f2c);
+    assign part_full[191] = ^(in_tdata & 320'h5ab17cd3bcaecfe18632e02719975f82ce9189cd9ed86f27ad921e7a2795f403b69dfa770e1f1a58);
+    assign part_full[192] = ^(in_tdata & 320'hb522e9a3785ddfd30865c04e332abe05dd23139b3df0de4f5a247cf44f2ae8476d3ff4ee5c2e30b1);
+    assign part_full[193] = ^(in_tdata & 320'hc77d752d2fec984ed1d2f0efea98d34abd06e3d134ad9b0f638196dd899faacf013515675f4bee4e);
+    assign part_full[194] = ^(in_tdata & 320'h8ebaea5a5fd9709da3a4e1dfc531a6953a1dc3a3691b361ec7032dbb173f55de026e2bcefe97dc9c);
+    assign part_full[195] = ^(in_tdata & 320'h1d75c4b0beb2a13b4748c3bf9a674d2a343b8747d2766c3d8e065b762a7eabfc04d8579dfd3fbd39);
+    assign part_full[196] = ^(in_tdata & 320'h3aeb89657d6542768e91873f34ce9a5428770e8ea4ecc87b1d0cb6fc50fc57b819b4af3bba7f7a72);
+    assign part_full[197] = ^(in_tdata & 320'h759712cefbcac4fd19230e3e799935a810ee191c49d980f23a192de8a1f9af7033695f7774eef0e5);
+    assign part_full[198] = ^(in_tdata & 320'heb6e2599f795c9fa32461c3ce3326b5061dc323993f301e475325bc147f25ea076d2bfeee9cde1cb);
+    assign part_full[199] = ^(in_tdata & 320'hd69c5b37ef2b93f4608c3839c664d7a083a8607327a613c8eb64b7928be5bd00eda57eddd38bc796);
+    assign part_full[200] = ^(in_tdata & 320'h919e563cb0d31823a3af0ad53e88a34b3d4b7ae3923c2b038c940ad9221b94f87b0452b01a765e6a);
+    assign part_full[201] = ^(in_tdata & 320'h233cbc7d60a63047435e15aa6d1546967a86f1c724785607182855b2443729f0e60ca46074fcbcd5);
+    assign part_full[202] = ^(in_tdata & 320'h467978fac04c608e82bc2b54ca2a8d2cf51de78f48b0ac0a3150ab64886f53e1cc1949c0a9e979ab);
+    assign part_full[203] = ^(in_tdata & 320'h1d2cb7cd314b993ea6d75c3caaddb9129770b5fd031d7317ef351c1032c4333bf336c03149b4ad3c);
+    assign part_full[204] = ^(in_tdata & 320'h3a597f9a6297726d4daeb83955bb72252ef16ffb067af62fde6a782065886677e66d8162d3695a79);
+    assign part_full[205] = ^(in_tdata & 320'h74b2ff30c52ea4ca9f5d7072ab76e54a5de2dbf70cb5ec5bbcd4b050cb10ccafccdb02c5a6d2b0f3);
+    assign part_full[206] = ^(in_tdata & 320'he925ee618b5d09853abae0a556e9ca94bbd5b7ee192bc8b378a960a19221995f89b2058b0da565e6);
+    assign part_full[207] = ^(in_tdata & 320'hd20bccc716ba530a7575c14aadd3942977ab6fdc32578162f1528153244332bf03600a161b4acbcd);
+    assign part_full[208] = ^(in_tdata & 320'ha457998e2c74e604eaeb82954ba32852ef56dfb864af02c1e3a502b64886653e16c0142c3695979a);
+    assign part_full[209] = ^(in_tdata & 320'h48ef231c58e98c19d1d7056a974651a59eadbf71c91e1583c64a056c910dca7c3d8029582d3b2f35);
+    assign part_full[210] = ^(in_tdata & 320'hcc91b903f4e485cc077ff6e0aa6de2f760a75d6c0823fd43195314ac03d7d4be98aff3d0af3b407c);
+    assign part_full[211] = ^(in_tdata & 320'h99636207e8c94b980efeedc154dfc4ee815ebed91007ea8633a6694807aea97d315fe7a15e7684f9);
+    assign part_full[212] = ^(in_tdata & 320'h3286c40bd19297201dfcdb82b9bf88dd42bd79b3200fd50c674cd2800f5c52ba72bfce42bcfd09f2);
+    assign part_full[213] = ^(in_tdata & 320'ha99c211057c1eb8c388641e5c916f34de5cdae0a483c475bd6cab1ac196f718a7dd06f5596d15798);
+    assign part_full[214] = ^(in_tdata & 320'h53384224af839718710d83cb8229e79bcb8b5c1590388eb7ac95635832dfe354fba0dfab6db2af31);
+    assign part_full[215] = ^(in_tdata & 320'ha67084495f072e20e21b07970453cf379706b82b20711d6b582a86a061bec6a9f745bf569b755a63);
+    assign part_full[216] = ^(in_tdata & 320'h4ce11892bf0e5c51c0370f6e08a79e6f6e0d745640a23ad6b1550d40c37d8d53ee8b7fad36fab4c7);
+    assign part_full[217] = ^(in_tdata & 320'h998231217e1cb8b3806f1edc114f3cdedc1ae8ad810475a963aa5a9182fa1aa7dd16fe5a2de5698f);
+    assign part_full[218] = ^(in_tdata & 320'h33046242fd39317700df3db8229a78bdf825d55b0208fb52c654f52301f5350faa29fcb41bcad31f);
+    assign part_full[219] = ^(in_tdata & 320'h6648d481fa7262ee01bf7b705534f17bb05baeb60411f6a18ca9aa5603eb6a5f4457f9687795a23e);
+    assign part_full[220] = ^(in_tdata & 320'h06669fc28eb5fc7814105c88e6f79772421e5eacb0a7a3502e50d723b472f9f81e2eac26583a4186);
+    assign part_full[221] = ^(in_tdata & 320'h0c8d3f851c6bb8e02820b911ddef2ee4842cb958614f56a45da1ae476ce4f3b03c5d584cb064870d);
+    assign part_full[222] = ^(in_tdata & 320'h191a6f0e39d771c050407223bbde5cc9484972b0c2debd48bb431c8ed9c9e72078bab09920c90a1a);
+    assign part_full[223] = ^(in_tdata & 320'h341241defd1b5ff8b090b88f914f2fe0d28cbfcd355ac9c558d6ae2e07e037f8ff5fcd1459b855b3);
+    assign part_full[224] = ^(in_tdata & 320'h682493bdfa36fff16120715f229a5ec1e5097b9a6af5938eb0ad5c5c0fc16ff1eebb9a28b360ab66);
+    assign part_full[225] = ^(in_tdata & 320'hd009377ff46dbfe2c240e2fe4534bc838a12f335d5ab3719615ab8b81f83dfe3cd73355126c152cc);
+    assign part_full[226] = ^(in_tdata & 320'ha0526effe8db7fc58081c5fc8a6d79071425e66aab167e36c2b531703b07bf878ae26aa24d82a598);
+    assign part_full[227] = ^(in_tdata & 320'h40e4ddfbd1b6bf8b01028bb914def20e684bc8d5562cfc69856a22e0760e7f0f05c4d544db054b30);
+    assign part_full[228] = ^(in_tdata & 320'h8189abf3a36d7f160604173239bde51c908795abac19e8d70bd405c0ec1cfe5e0b89ab89b60a9261);
+    assign part_full[229] = ^(in_tdata & 320'h031347e347dafe3c08082e64737bcb39210f2f565873d1aa17a84b91d839fcfc071756132c1520c3);
+    assign part_full[230] = ^(in_tdata & 320'ha312eb34ea629b4a994a6444abb8cfe3f96491fd861ff9d34f7d281ff6f39d7c23fc22d577014105);
+    assign part_full[231] = ^(in_tdata & 320'h4625d669d4c536953294c88947719fc7b2c927fb0c7ff3a29efa503fe9e73ab857fc44aaae12820b);
+    assign part_full[232] = ^(in_tdata & 320'h8c0bacd3a98a2d3a652891529ee73f8f25824ff718bfe7413cf4e06fd7cf7530affc89555c350017);
+    assign part_full[233] = ^(in_tdata & 320'hbb45a297b976c13e571a46e18676b1fdf2700a13b72037513694e8d05d6d771d7c05307f8f6b412a);
+    assign part_full[234] = ^(in_tdata & 320'h768b452f73ed826caa358d831ced63fba4e010276e007ea66d29d1a0bedbee7af80e60ff5ed68654);
+    assign part_full[235] = ^(in_tdata & 320'hed169a5ae7db04d9546a1b0629dec6f709c0244fdc00fd4cda53e3417db7dcf5e01cc1febdbd08a8);
+    assign part_full[236] = ^(in_tdata & 320'hda2d24b1ceb609b2a8d4364c43b98cee1390489fb841fa9db4a7c682ff6fb9ebc03d82fd7b7a1550);
+    assign part_full[237] = ^(in_tdata & 320'hb45a59679d6c536551a96c98977719dc6720913f70c3f53b694f8d05fede7397807f04fab6e42aa0);
+    assign part_full[238] = ^(in_tdata & 320'h68f4b2cf3ad8a6daa752d9312eee33b8ce51267fe187fa76d39f5a0bfdbce76f00fe08f56dc85141);
+    assign part_full[239] = ^(in_tdata & 320'hd1a9759a75b14da54ea5b2225ddc6771dcb248fec30ff4e9a73eb407fb79ce9e11fc11ea9b80a282);
+    assign part_full[240] = ^(in_tdata & 320'hfc6fd8214162d09031ebc8712e22682462a49b0c7ae2329935d1134c0b72cb37feeddc0fa7a83f77);
+    assign part_full[241] = ^(in_tdata & 320'hf8dfa04682c5a12067d690e25c44d14885593618f58475366ba2269816e5962feddfb91f4f507aee);
+    assign part_full[242] = ^(in_tdata & 320'hf1ff4089058b0250cbac21c4a88da2910ab26831eb08fa6cd7444d3029ca2c5fcbbb733edeb0f5dc);
+    assign part_full[243] = ^(in_tdata & 320'h1fd159334a74d421a2b38bb86f3d2c0677c04b6eacf3c6449a59892c58e69388699f3b721ac9d0ce);
+    assign part_full[244] = ^(in_tdata & 320'h3fe2b26295e9a84341671730ce7a590caf8092dc59e78c8934b35248b1cd2710d33a77e43593a19d);
+    assign part_full[245] = ^(in_tdata & 320'h7fc574c12ad3108682cf2e618cf0b3191f1125b8b3cf19166966a491639b4e61b674eec86b37433b);
+    assign part_full[246] = ^(in_tdata & 320'hffcaf98254a6210d019e5c8319e166327e224b70679e2228d3cd0932c3379c837ceddd90d67e8277);
+    assign part_full[247] = ^(in_tdata & 320'hff95f304a84c421a073db90623c6cd64bc5492e1cf7c4451a69a1265826e3946f9dfbb21ecfd04ee);
+    assign part_full[248] = ^(in_tdata & 320'hff2bf609509884240e7a720c47899ac938a925c39eb888a74d3464db00dc72cdf3bb7743d9ea0ddd);
+    assign part_full[249] = ^(in_tdata & 320'hfe17ec12a031484818f5e4189f13349231524f863d71114e9a6889a605b9e59bf776ee87f3d41fbb);
+    assign part_full[250] = ^(in_tdata & 320'h3a7135b354103b633eea8970b0a257ec57e494920d3a2316905bc7134c6bc51bebb0967e63573b47);
+    assign part_full[251] = ^(in_tdata & 320'h74a27b66a82036c67dd512a17140aed8efd92d241a74562d21b7ce2698d68a37d7612dfc86ae768e);
+    assign part_full[252] = ^(in_tdata & 320'he904e6cd51402d8cffab2502e2815db1dfa25e4934a8ac5a426f9c4d35ad146faec25bf94d4ce91c);
+    assign part_full[253] = ^(in_tdata & 320'he878e829f690207ac5bdc33565a0ec8fe8a02801642b7ba61584bf892730ed84b634218cf9ceed7e);
+    assign part_full[254] = ^(in_tdata & 320'hd0f1c057ed2040e58f7b862acb41d91f91505002c816e74c2a097f124e61db096c6c4219f38ddefd);
+    assign part_full[255] = ^(in_tdata & 320'ha1e380afda4081db1af70c558687b23f62b0a404906dde985412fe3498c3b612d8dc8433e71bb9fa);
+    assign part_full[256] = ^(in_tdata & 320'h4387115bb58103b631ee18ab0d0b657ec571480920dbad30a925bc7935866c65b1b90967ce3773f4);
+    assign part_full[257] = ^(in_tdata & 320'h874e22b76a02076c67dd31161a16cafd8af2901241b74a61524b78e26b0dd88b737612cfdc6ee7e8);
+    assign part_full[258] = ^(in_tdata & 320'h0e9c456ed5040ed8cfba626c242995fb15f52424836e84c6a496f1c4d21ab156f6ec259fb8ddcfd1);
+    assign part_full[259] = ^(in_tdata & 320'h1d389ad9aa081db19f75c49858532bf62bfa4849069d1989482de389a43562adfdd84b3f31ab9fa3);
+    assign part_full[260] = ^(in_tdata & 320'hf210e6feb2a7aed561c8a45fe6bec27f9c66f838936c6b8f6a69afffbc5253638ffcad6b943655cf);
+    assign part_full[261] = ^(in_tdata & 320'he461ddfd654f1daac39048ffdd7d85ff78ddf4702698c71ed5d35fef78a4a6c71ff95bd7686caf9f);
+    assign part_full[262] = ^(in_tdata & 320'hc8c3abfacb9e7b45872191bfaafb0bfeb1abe8e04d319e3daaa6bfdef1494dce2ff2b6ae90c95f3e);
+    assign part_full[263] = ^(in_tdata & 320'h63d7a10f259b585e6b8b8760b34cd582ff312df8090f57f43e24d0525ec0c8bfc01dc136f5a4efb3);
+    assign part_full[264] = ^(in_tdata & 320'hc7ef421a4a36b0bcd7170e817699ab05fe725bf0125ebfec7d49a0b4bd81917f803f826dab59db67);
+    assign part_full[265] = ^(in_tdata & 320'h8f9e8434956d2179aa2e1d02fd37560bfce4b7e124bd6fdcfb9341797f0222bf107f05db56a3b2ce);
+    assign part_full[266] = ^(in_tdata & 320'h1f3d086d2bda42e3545c3a45fa6aac17f9c96fc3493acfb9f62682f2fa05453e30fe0ab6ad47659c);
+    assign part_full[267] = ^(in_tdata & 320'h3e7a10de56b4c5d6acb9748bf4d5582ff382df8792758f73ed4d05f5f40a8a7c71fc156d5a8ecb39);
+    assign part_full[268] = ^(in_tdata & 320'h7cb431bcac69cbbd5972e917f9aeb05fe715bf0e24eb1ee3da9a4bfbec1414f8e3fc2bdaf50d9673);
+    assign part_full[269] = ^(in_tdata & 320'hf928737d59d3d76ab2e4d22ff35d61bfce3b7e1c49963dc7b534d7f7dc2929b1c7fc56b5ea1b28e7);
+    assign part_full[270] = ^(in_tdata & 320'h020eb8b167aa2ff16d4f2c6b1723798090d3c9fe93b969941bf0bbce00fe3cf2e0e1334fbc1b1c4a);
+    assign part_full[271] = ^(in_tdata & 320'h041d6162cf545fe2da9f58963e42f30161b793fd2732c32836e1778c05fd79a5c1c2669f78363894);
+    assign part_full[272] = ^(in_tdata & 320'h083ad2c19ea8bfd5b53eb12c6c85e702c37f27fa4e6586506dc2af180ffbf34b8380cc3eb07c7529);
+    assign part_full[273] = ^(in_tdata & 320'h123b1d325afb505a03324e73de2cb685162d860b0f327530c075e5fe1f09da65e7e0aa329cf3f618);
+    assign part_full[274] = ^(in_tdata & 320'h24363a60b5f6a0b406659ca7ac5d6d0a2c4b0c171e64ea6580ebcbec3a13b4cbcfc1546539f7ec31);
+    assign part_full[275] = ^(in_tdata & 320'h482c74c56bed417808ca394f58badb1418861c2f3c89c4cf00d797d8702769d79f86a9ca73efd862);
+    assign part_full[276] = ^(in_tdata & 320'h9018e98ad6da82f0159472deb171b728310c3c5f7913999a01af2fb0e04fd3ef2f0d5394e7cfb0c4);
+    assign part_full[277] = ^(in_tdata & 320'h2071d315acb545f02f29e5bd62e76f50221878bff2672330035e1f71c09fa79e5e1ea629cf8f6189);
+    assign part_full[278] = ^(in_tdata & 320'h40a3a62f596a8bf05a53cb3ac5cadea00430f17fe4ce566406bc3ef3813f4f3cbc394c53df0ec712);
+    assign part_full[279] = ^(in_tdata & 320'h81075c5ab3d517f0b4a796358b91bc404861e6ffc9dcbcc80d787de7027f9e79787299a7fe0d8e25);
+    assign part_full[280] = ^(in_tdata & 320'h45988d6e6ecbdb033c3a7a2529d5539c7c8e91334a7b36ca5bf12d3c040b7ee9f53a1da2d24d4fe1);
+    assign part_full[281] = ^(in_tdata & 320'h8b710adcdc97b6067c74f40a53aaa638f91d226694b67d90b7e21a780c16fd93ea743a45e49a9fc3);
+    assign part_full[282] = ^(in_tdata & 320'h16a215b9b92f2c1cfce9e854b7514c71b23a44cc296ceb216fc474f01c2dfb27d4e8748bc9353b87);
+    assign part_full[283] = ^(in_tdata & 320'h689cb6191c95833ac5e8aacc4773ca7f18fa1caa18a2f08c8479c4dc385088e65ceaf4b5402738ef);
+    assign part_full[284] = ^(in_tdata & 320'hd1396c36392b06658fd055d89ee795fe71f439543105e11909f3c9b870a011cca9d5e86a804e75df);
+    assign part_full[285] = ^(in_tdata & 320'ha232c86873564cdb1ba1abf12dcf2afce3e876a9624bd23612e79360e14023d943abd0d5009cebbf);
+    assign part_full[286] = ^(in_tdata & 320'h446580d4e6ac99b6334357a25b9e55f9c7c0e953c497b46c25cf26d1c28047f29753a1aa0129d77e);
+    assign part_full[287] = ^(in_tdata & 320'h888b11adcd59736c6687af44a738aaf38f91d2a6896f68d84b9e0da381018fe53ea743544243aafc);
+    assign part_full[288] = ^(in_tdata & 320'h1156235b9bb2e6c8cd0e5e894e7554e71f23a54c129ec1b0963c5b4702021f8a7d4e87a8849751f8);
+    assign part_full[289] = ^(in_tdata & 320'h22ec46b73765cd819e1dbd129ceaa9ce3e474a99253d93652d78b69e00053f54fa9d0e51492ea7f0);
+    assign part_full[290] = ^(in_tdata & 320'he0c316114b24b50e044b785c7ee4d49112563bee3b329f9c0f41a964cb47abd2aeb47a30c7f399db);
+    assign part_full[291] = ^(in_tdata & 320'hc1c62c2696492a1c0c96f0b8fdcda92224bc77dc76653f381f8352c9928e57a54d68f4618ff737b6);
+    assign part_full[292] = ^(in_tdata & 320'h838c484d2c9254381d2de171eb9f52440978ebb8ec8a7e703f06a593211caf4a8ad5e9c35ffe6f6c);
+    assign part_full[293] = ^(in_tdata & 320'he7db868f12005d6e3e10baffb9de711900a7ec9fe266637c704ca252897ef547ab1fa8b6780f4703);
+    assign part_full[294] = ^(in_tdata & 320'hcfb70d1a2500badc782175ff73b8e332414fd93fc4ccc6fce09904a512fdea8f463b516cf01e8e07);
+    assign part_full[295] = ^(in_tdata & 320'h9f2e1a304a0135a8f042ebfee775c664829fb27f89d99dfdc032094a25fad55e9c76a3d9a03d1c0e);
+    assign part_full[296] = ^(in_tdata & 320'h3e1c346094026b51e084d7bdceef8dc9052f60fe13b32bfb806412944ff4aabd28e947b3007a381d);
+    assign part_full[297] = ^(in_tdata & 320'h7c3868c1290496a3c109af3b8ddf1a920a4ec5fd276657f301c825289be8557a51d68f6600f4703b);
+    assign part_full[298] = ^(in_tdata & 320'hf830c18652092d4782125e371bba3524549d8ffb4eccafe603904a5133d1aaf4a3ad1ecc01f8e476);
+    assign part_full[299] = ^(in_tdata & 320'hf0618308a5125a8f0025bc2e37706a48a92b1ff79d994fcc0720d4b267a355e9575a3d9843f1cced);
+    wire [299:0] part_end; // the last message beat's contribution
+    assign part_end[0] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000b8e32);
+    assign part_end[1] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000071c65);
+    assign part_end[2] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000e3ccb);
+    assign part_end[3] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000007f7a4);
+    assign part_end[4] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000fef48);
+    assign part_end[5] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000fde91);
+    assign part_end[6] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000fb923);
+    assign part_end[7] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000f7246);
+    assign part_end[8] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000ee08c);
+    assign part_end[9] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000dc519);
+    assign part_end[10] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000688bd);
+    assign part_end[11] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000d117b);
+    assign part_end[12] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000a22f6);
+    assign part_end[13] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000002cd51);
+    assign part_end[14] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000059aa2);
+    assign part_end[15] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000b3545);
+    assign part_end[16] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000066a8b);
+    assign part_end[17] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000cd117);
+    assign part_end[18] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000009a22f);
+    assign part_end[19] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000003445e);
+    assign part_end[20] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000ba492);
+    assign part_end[21] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000074d24);
+    assign part_end[22] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000e9a49);
+    assign part_end[23] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000069401);
+    assign part_end[24] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000d2c02);
+    assign part_end[25] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000a5c04);
+    assign part_end[26] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000004b809);
+    assign part_end[27] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000097412);
+    assign part_end[28] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000002e824);
+    assign part_end[29] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000005d049);
+    assign part_end[30] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000ce09a);
+    assign part_end[31] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000009c534);
+    assign part_end[32] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000038e69);
+    assign part_end[33] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000bf849);
+    assign part_end[34] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000007f092);
+    assign part_end[35] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000fe524);
+    assign part_end[36] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000fce49);
+    assign part_end[37] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000f9c93);
+    assign part_end[38] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000f3926);
+    assign part_end[39] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000e724d);
+    assign part_end[40] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000068a55);
+    assign part_end[41] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000d10aa);
+    assign part_end[42] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000a2154);
+    assign part_end[43] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000002ccfc);
+    assign part_end[44] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000599f9);
+    assign part_end[45] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000b37f2);
+    assign part_end[46] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000066be5);
+    assign part_end[47] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000cd3ca);
+    assign part_end[48] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000009a395);
+    assign part_end[49] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000003472a);
+    assign part_end[50] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000000753);
+    assign part_end[51] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000000aa7);
+    assign part_end[52] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000000114e);
+    assign part_end[53] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000021ce);
+    assign part_end[54] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000000439d);
+    assign part_end[55] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000000833a);
+    assign part_end[56] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000010275);
+    assign part_end[57] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000200ea);
+    assign part_end[58] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000401d4);
+    assign part_end[59] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000803a9);
+    assign part_end[60] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000006c00b);
+    assign part_end[61] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000d8016);
+    assign part_end[62] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000b042d);
+    assign part_end[63] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000000cc50);
+    assign part_end[64] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000198a0);
+    assign part_end[65] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000033540);
+    assign part_end[66] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000066e80);
+    assign part_end[67] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000cd901);
+    assign part_end[68] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000009b202);
+    assign part_end[69] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000036005);
+    assign part_end[70] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000018ff9);
+    assign part_end[71] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000031bf3);
+    assign part_end[72] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000637e7);
+    assign part_end[73] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000de037);
+    assign part_end[74] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000bc46f);
+    assign part_end[75] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000078cdf);
+    assign part_end[76] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000f19bf);
+    assign part_end[77] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000e337f);
+    assign part_end[78] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000c62fe);
+    assign part_end[79] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000008c5fc);
+    assign part_end[80] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000031344);
+    assign part_end[81] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000062688);
+    assign part_end[82] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000c4911);
+    assign part_end[83] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000b8566);
+    assign part_end[84] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000070ecd);
+    assign part_end[85] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000e199a);
+    assign part_end[86] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000c3334);
+    assign part_end[87] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000086268);
+    assign part_end[88] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000000c4d1);
+    assign part_end[89] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000189a2);
+    assign part_end[90] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000003e673);
+    assign part_end[91] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000007c8e7);
+    assign part_end[92] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000f91cf);
+    assign part_end[93] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000cc5ec);
+    assign part_end[94] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000098fd9);
+    assign part_end[95] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000031fb3);
+    assign part_end[96] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000063f67);
+    assign part_end[97] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000c7ece);
+    assign part_end[98] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000008f99c);
+    assign part_end[99] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000001f339);
+    assign part_end[100] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000054d81);
+    assign part_end[101] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000a9b02);
+    assign part_end[102] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000053205);
+    assign part_end[103] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000f298b);
+    assign part_end[104] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000e5716);
+    assign part_end[105] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000caa2c);
+    assign part_end[106] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000095458);
+    assign part_end[107] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000002a8b0);
+    assign part_end[108] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000055160);
+    assign part_end[109] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000aa6c0);
+    assign part_end[110] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000042195);
+    assign part_end[111] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000008432b);
+    assign part_end[112] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000008657);
+    assign part_end[113] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000005293b);
+    assign part_end[114] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000a5276);
+    assign part_end[115] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000004a0ec);
+    assign part_end[116] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000941d9);
+    assign part_end[117] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000287b2);
+    assign part_end[118] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000050b65);
+    assign part_end[119] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000a12ca);
+    assign part_end[120] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000f425a);
+    assign part_end[121] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000e84b5);
+    assign part_end[122] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000d0d6b);
+    assign part_end[123] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000055c8c);
+    assign part_end[124] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000abd19);
+    assign part_end[125] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000057a32);
+    assign part_end[126] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000af465);
+    assign part_end[127] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000005e8cb);
+    assign part_end[128] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000bd196);
+    assign part_end[129] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000007a32d);
+    assign part_end[130] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000056a2a);
+    assign part_end[131] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000ad055);
+    assign part_end[132] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000005a0ab);
+    assign part_end[133] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000e2b7c);
+    assign part_end[134] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000c56f8);
+    assign part_end[135] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000008a9f1);
+    assign part_end[136] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000157e2);
+    assign part_end[137] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000002afc5);
+    assign part_end[138] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000055b8a);
+    assign part_end[139] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000ab715);
+    assign part_end[140] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000006f6f4);
+    assign part_end[141] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000dede8);
+    assign part_end[142] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000bdfd0);
+    assign part_end[143] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000014d55);
+    assign part_end[144] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000029aab);
+    assign part_end[145] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000053557);
+    assign part_end[146] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000a6eaf);
+    assign part_end[147] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000004dd5e);
+    assign part_end[148] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000009bebd);
+    assign part_end[149] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000003797a);
+    assign part_end[150] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000008374e);
+    assign part_end[151] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000006a9c);
+    assign part_end[152] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000000d138);
+    assign part_end[153] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000009913e);
+    assign part_end[154] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000003227d);
+    assign part_end[155] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000640fa);
+    assign part_end[156] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000c81f4);
+    assign part_end[157] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000907e9);
+    assign part_end[158] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000020fd3);
+    assign part_end[159] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000041ba7);
+    assign part_end[160] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000002bae3);
+    assign part_end[161] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000575c7);
+    assign part_end[162] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000aef8f);
+    assign part_end[163] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000765fd);
+    assign part_end[164] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000ecbfb);
+    assign part_end[165] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000d97f7);
+    assign part_end[166] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000b2bee);
+    assign part_end[167] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000657dc);
+    assign part_end[168] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000cafb8);
+    assign part_end[169] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000095f71);
+    assign part_end[170] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000005f5bc);
+    assign part_end[171] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000bef79);
+    assign part_end[172] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000007def3);
+    assign part_end[173] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000a485b);
+    assign part_end[174] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000494b6);
+    assign part_end[175] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000092d6d);
+    assign part_end[176] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000025edb);
+    assign part_end[177] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000004bdb7);
+    assign part_end[178] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000097f6f);
+    assign part_end[179] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000002fade);
+    assign part_end[180] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000005de44);
+    assign part_end[181] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000bbc88);
+    assign part_end[182] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000077910);
+    assign part_end[183] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000b2864);
+    assign part_end[184] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000654c9);
+    assign part_end[185] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000cad92);
+    assign part_end[186] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000095f24);
+    assign part_end[187] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000002ba48);
+    assign part_end[188] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000057491);
+    assign part_end[189] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000aed22);
+    assign part_end[190] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000ad78b);
+    assign part_end[191] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000005ab17);
+    assign part_end[192] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000b522e);
+    assign part_end[193] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000c77d7);
+    assign part_end[194] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000008ebae);
+    assign part_end[195] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000001d75c);
+    assign part_end[196] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000003aeb8);
+    assign part_end[197] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000075971);
+    assign part_end[198] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000eb6e2);
+    assign part_end[199] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000d69c5);
+    assign part_end[200] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000919e5);
+    assign part_end[201] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000233cb);
+    assign part_end[202] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000046797);
+    assign part_end[203] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000001d2cb);
+    assign part_end[204] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000003a597);
+    assign part_end[205] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000074b2f);
+    assign part_end[206] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000e925e);
+    assign part_end[207] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000d20bc);
+    assign part_end[208] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000a4579);
+    assign part_end[209] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000048ef2);
+    assign part_end[210] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000cc91b);
+    assign part_end[211] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000099636);
+    assign part_end[212] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000003286c);
+    assign part_end[213] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000a99c2);
+    assign part_end[214] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000053384);
+    assign part_end[215] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000a6708);
+    assign part_end[216] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000004ce11);
+    assign part_end[217] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000099823);
+    assign part_end[218] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000033046);
+    assign part_end[219] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000006648d);
+    assign part_end[220] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000006669);
+    assign part_end[221] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000000c8d3);
+    assign part_end[222] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000191a6);
+    assign part_end[223] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000034124);
+    assign part_end[224] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000068249);
+    assign part_end[225] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000d0093);
+    assign part_end[226] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000a0526);
+    assign part_end[227] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000040e4d);
+    assign part_end[228] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000008189a);
+    assign part_end[229] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000003134);
+    assign part_end[230] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000a312e);
+    assign part_end[231] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000004625d);
+    assign part_end[232] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000008c0ba);
+    assign part_end[233] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000bb45a);
+    assign part_end[234] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000768b4);
+    assign part_end[235] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000ed169);
+    assign part_end[236] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000da2d2);
+    assign part_end[237] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000b45a5);
+    assign part_end[238] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000068f4b);
+    assign part_end[239] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000d1a97);
+    assign part_end[240] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000fc6fd);
+    assign part_end[241] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000f8dfa);
+    assign part_end[242] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000f1ff4);
+    assign part_end[243] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000001fd15);
+    assign part_end[244] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000003fe2b);
+    assign part_end[245] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000007fc57);
+    assign part_end[246] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000ffcaf);
+    assign part_end[247] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000ff95f);
+    assign part_end[248] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000ff2bf);
+    assign part_end[249] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000fe17e);
+    assign part_end[250] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000003a713);
+    assign part_end[251] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000074a27);
+    assign part_end[252] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000e904e);
+    assign part_end[253] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000e878e);
+    assign part_end[254] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000d0f1c);
+    assign part_end[255] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000a1e38);
+    assign part_end[256] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000043871);
+    assign part_end[257] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000874e2);
+    assign part_end[258] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000000e9c4);
+    assign part_end[259] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000001d389);
+    assign part_end[260] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000f210e);
+    assign part_end[261] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000e461d);
+    assign part_end[262] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000c8c3a);
+    assign part_end[263] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000063d7a);
+    assign part_end[264] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000c7ef4);
+    assign part_end[265] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000008f9e8);
+    assign part_end[266] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000001f3d0);
+    assign part_end[267] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000003e7a1);
+    assign part_end[268] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000007cb43);
+    assign part_end[269] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000f9287);
+    assign part_end[270] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000020eb);
+    assign part_end[271] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000041d6);
+    assign part_end[272] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000083ad);
+    assign part_end[273] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000123b1);
+    assign part_end[274] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000024363);
+    assign part_end[275] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000482c7);
+    assign part_end[276] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000009018e);
+    assign part_end[277] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000002071d);
+    assign part_end[278] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000040a3a);
+    assign part_end[279] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000081075);
+    assign part_end[280] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000045988);
+    assign part_end[281] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000008b710);
+    assign part_end[282] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000016a21);
+    assign part_end[283] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000689cb);
+    assign part_end[284] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000d1396);
+    assign part_end[285] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000a232c);
+    assign part_end[286] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000044658);
+    assign part_end[287] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000888b1);
+    assign part_end[288] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000011562);
+    assign part_end[289] = ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000022ec4);
+    assign part_end[290] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000e0c31);
+    assign part_end[291] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000c1c62);
+    assign part_end[292] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000838c4);
+    assign part_end[293] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000e7db8);
+    assign part_end[294] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000cfb70);
+    assign part_end[295] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000009f2e1);
+    assign part_end[296] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000003e1c3);
+    assign part_end[297] = ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000007c386);
+    assign part_end[298] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000f830c);
+    assign part_end[299] = ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000f0618);
+
+    // The state advanced over a beat of zeros, plus the registered contribution: the divider's register loop.
+    wire [599:0] loop_in; // {state, s1_part}: the loop networks' input
+    assign loop_in = {state, s1_part};
     wire [299:0] rem_full; // remainder after a full message beat
-    assign rem_full[0] = ^(div_in & 620'h81f760f58c0d9a53d5589b0f48a94e59eb8e8f50284a703999e381ca2fa0b55df421c43f3cdb8e3281f760f58c0d9a53d5589b0f48a94e59eb8e8f50284a703999e381ca2fa0b55df421c43f3cd);
-    assign rem_full[1] = ^(div_in & 620'h03aec1ef191b74b7aeb0361e91569db3d71d1ea15094f07732c703945f416abbf843897e79a71c6503aec1ef191b74b7aeb0361e91569db3d71d1ea15094f07732c703945f416abbf843897e79a);
-    assign rem_full[2] = ^(div_in & 620'h075d83da3336e97f59616c3d22ad3a67ae2a3943a129f0ee658e0728be83d537e08713fcb35e3ccb075d83da3336e97f59616c3d22ad3a67ae2a3943a129f0ee658e0728be83d537e08713fcb35);
-    assign rem_full[3] = ^(div_in & 620'h8f0c6741eb6008bd679a43351df33a96b7dafdd66a5991e153ffcf8b56a71f72352be3c65a77f7a48f0c6741eb6008bd679a43351df33a96b7dafdd66a5991e153ffcf8b56a71f72352be3c65a7);
-    assign rem_full[4] = ^(div_in & 620'h1e18de83d6c0116acf35866a3be2752d6fa5fbadd4b323c2a6ff9f06a94e3ee47a53c78cf4ffef481e18de83d6c0116acf35866a3be2752d6fa5fbadd4b323c2a6ff9f06a94e3ee47a53c78cf4f);
-    assign rem_full[5] = ^(div_in & 620'h3c31bd07ac8062d59e6a0cd477c4ea5adf5bf75aa96657814cff3e0d529d7d88e4a38e19e9efde913c31bd07ac8062d59e6a0cd477c4ea5adf5bf75aa96657814cff3e0d529d7d88e4a38e19e9e);
-    assign rem_full[6] = ^(div_in & 620'h78237a0f5800c5ab3cd519a8ff89d4b5beb7eab5528caf0299fe3c1aa13afb51d9431c33d3cfb92378237a0f5800c5ab3cd519a8ff89d4b5beb7eab5528caf0299fe3c1aa13afb51d9431c33d3c);
-    assign rem_full[7] = ^(div_in & 620'hf006e41eb1018b4679ab3351ef17a96b3d7fd16aa5194e0533fc78354674f6a3b2863867e79f7246f006e41eb1018b4679ab3351ef17a96b3d7fd16aa5194e0533fc78354674f6a3b2863867e79);
-    assign rem_full[8] = ^(div_in & 620'he04dd83d6303569cf75666e3de2b53d67aefa2d44a329c0e66f8f07a88e8ed47750871cfcf3ee08ce04dd83d6303569cf75666e3de2b53d67aefa2d44a329c0e66f8f07a88e8ed47750871cfcf3);
-    assign rem_full[9] = ^(div_in & 620'hc0dbb07ac606ed29eaaccd87ac56a7acf5cf45a89425381cccf1e0e515d0da8efa10e29f9e6dc519c0dbb07ac606ed29eaaccd87ac56a7acf5cf45a89425381cccf1e0e515d0da8efa10e29f9e6);
-    assign rem_full[10] = ^(div_in & 620'h2b15e44620f860a0283c7b99b7ca846caff2587d9bc8e8b30f2f3027523702c2fe04f96079c688bd2b15e44620f860a0283c7b99b7ca846caff2587d9bc8e8b30f2f3027523702c2fe04f96079c);
-    assign rem_full[11] = ^(div_in & 620'h566bd88841f0c1505079f7736f9108d91fe4b4fb3791d1621e5e605ea46e0585fc0df2c0b38d117b566bd88841f0c1505079f7736f9108d91fe4b4fb3791d1621e5e605ea46e0585fc0df2c0b38);
-    assign rem_full[12] = ^(div_in & 620'hac97a11482e1c2b0a4f2eea6cf2210b23fd96df66f63b2c03cbc80ad4cdd0b4bf81fe481671a22f6ac97a11482e1c2b0a4f2eea6cf2210b23fd96df66f63b2c03cbc80ad4cdd0b4bf81fe481671);
-    assign rem_full[13] = ^(div_in & 620'h727aa66b243be5c161d8a6d4398ea508d0508790450f9d337656716dcf8c14150e3f3162f7f2cd51727aa66b243be5c161d8a6d4398ea508d0508790450f9d337656716dcf8c14150e3f3162f7f);
-    assign rem_full[14] = ^(div_in & 620'he4b55cd24877cb82c3b04de8631d4a11a0b10b218a5f2a62ecaca2cb9f18282a0c7a63c5afe59aa2e4b55cd24877cb82c3b04de8631d4a11a0b10b218a5f2a62ecaca2cb9f18282a0c7a63c5afe);
-    assign rem_full[15] = ^(div_in & 620'hc96aa9a091efd70583619bd0c63e94234172124314fe44c5d85945873a31501418f0c78b1fcb3545c96aa9a091efd70583619bd0c63e94234172124314fe44c5d85945873a31501418f0c78b1fc);
-    assign rem_full[16] = ^(div_in & 620'h9295534522dfae0b02c337a19c7d2846c2f4248729bc898bb0b2cb0e7463a02821e18f163f966a8b9295534522dfae0b02c337a19c7d2846c2f4248729bc898bb0b2cb0e7463a02821e18f163f9);
-    assign rem_full[17] = ^(div_in & 620'h256ab68a44bf1c1605876f4338fa508d85f8490f537913176165d60ce8c6405053c31f2c3f3cd117256ab68a44bf1c1605876f4338fa508d85f8490f537913176165d60ce8c6405053c31f2c3f3);
-    assign rem_full[18] = ^(div_in & 620'h4ad57d10887e382c0b0fdec661f0a11b0bf0961fa6f2362ec3cbec09d58d80a0b7823e583e79a22f4ad57d10887e382c0b0fdec661f0a11b0bf0961fa6f2362ec3cbec09d58d80a0b7823e583e7);
-    assign rem_full[19] = ^(div_in & 620'h95aafa2110fc3058161ebdccd3e5423657f12c3e4de47c5987979813ab1b01417f007cb03ce3445e95aafa2110fc3058161ebdccd3e5423657f12c3e4de47c5987979813ab1b01417f007cb03ce);
-    assign rem_full[20] = ^(div_in & 620'h78455848861b4b184fc909a7fdbf3feb86b76c2a357bb9c197fc289e1f4b072fc88bcf28bcbba49278455848861b4b184fc909a7fdbf3feb86b76c2a357bb9c197fc289e1f4b072fc88bcf28bcb);
-    assign rem_full[21] = ^(div_in & 620'hf08ab0950d36d6209f93134feb7a7ed70d6ed8546af773872ff8513c3a970e5f81179e5139774d24f08ab0950d36d6209f93134feb7a7ed70d6ed8546af773872ff8513c3a970e5f81179e51397);
-    assign rem_full[22] = ^(div_in & 620'he155612e1b6dac413f2726dfd6f0fcae1addb0a9d5aee70a5ef0e268712e1cbf022f3ca272ee9a49e155612e1b6dac413f2726dfd6f0fcae1addb0a9d5aee70a5ef0e268712e1cbf022f3ca272e);
-    assign rem_full[23] = ^(div_in & 620'hbaef8a10b1c0139a31874418405ac6b7f30c0d789e6677d12b1dec5efd163e11dcd1b76c59769401baef8a10b1c0139a31874418405ac6b7f30c0d789e6677d12b1dec5efd163e11dcd1b76c597);
-    assign rem_full[24] = ^(div_in & 620'h75df142162806724630f883090b58c6fa6181ef03cccefa6563bd8adfa2d7c23b9a36fd8b2fd2c0275df142162806724630f883090b58c6fa6181ef03cccefa6563bd8adfa2d7c23b9a36fd8b2f);
-    assign rem_full[25] = ^(div_in & 620'hebfe2842c400ce58c21e1061316f19df4c3039e17999df4cac77f14bf05af8077346deb165ea5c04ebfe2842c400ce58c21e1061316f19df4c3039e17999df4cac77f14bf05af8077346deb165e);
-    assign rem_full[26] = ^(div_in & 620'hd7bc508588019cb1843c208272da33be986077c2f373be9d59efe287e0b4f04ef689bc628bc4b809d7bc508588019cb1843c208272da33be986077c2f373be9d59efe287e0b4f04ef689bc628bc);
-    assign rem_full[27] = ^(div_in & 620'haf38a10b1003796308794104f5b4677d70d0ef85e6a77d3ab2df851fc169e0ddfd1379c517997412af38a10b1003796308794104f5b4677d70d0ef85e6a77d3ab2df851fc169e0ddfd1379c5179);
-    assign rem_full[28] = ^(div_in & 620'h5e3152122106f2c610f28249fb6ccffae1a1db0acd4eea7165bf0a2f86d2c1fbfa22f38a2f22e8245e3152122106f2c610f28249fb6ccffae1a1db0acd4eea7165bf0a2f86d2c1fbfa22f38a2f2);
-    assign rem_full[29] = ^(div_in & 620'hbc22a424430da58c25e404d3f6dd9ff5c353b6159a9dd4e2cb7e144f0da583b7e445e7145e55d049bc22a424430da58c25e404d3f6dd9ff5c353b6159a9dd4e2cb7e144f0da583b7e445e7145e5);
-    assign rem_full[30] = ^(div_in & 620'h6f55b6c089c632c0a75cac6662a9eafd28b8537e6622691d10b2acfbf518bff99b40cdd9dd7ce09a6f55b6c089c632c0a75cac6662a9eafd28b8537e6622691d10b2acfbf518bff99b40cdd9dd7);
-    assign rem_full[31] = ^(div_in & 620'hdeeb6d81128c65814ab858ccc553d4fa1170a2fccc04c23a206559e7ea307fb336859bb3baf9c534deeb6d81128c65814ab858ccc553d4fa1170a2fccc04c23a206559e7ea307fb336859bb3baf);
-    assign rem_full[32] = ^(div_in & 620'hbdd6cb062418cb129171b1999aa7a8f462f141f89849947441caf3dfd061ff667d0b366735e38e69bdd6cb062418cb129171b1999aa7a8f462f141f89849947441caf3dfd061ff667d0b366735e);
-    assign rem_full[33] = ^(div_in & 620'h14f820ccc1f7a4e581becf5547e6bb15ed5ad08e56f141f192274b5455da41757156a117b6bbf84914f820ccc1f7a4e581becf5547e6bb15ed5ad08e56f141f192274b5455da41757156a117b6b);
-    assign rem_full[34] = ^(div_in & 620'h29b0519982ef09cb037d9eaa9fc9772bdaa5a11dada283e7244ed6b8afb482eae2ad432f6d77f09229b0519982ef09cb037d9eaa9fc9772bdaa5a11dada283e7244ed6b8afb482eae2ad432f6d7);
-    assign rem_full[35] = ^(div_in & 620'h5360a33704de139606fa3d553f96ef57f54b423b5b0517ca489dad615f6805d5c55a865edaefe5245360a33704de139606fa3d553f96ef57f54b423b5b0517ca489dad615f6805d5c55a865edae);
-    assign rem_full[36] = ^(div_in & 620'ha6c1566e08bc672c09f57aea6f29deafea868477b64a2f90913b1ac2bed10beb9ab50cbdb5dfce49a6c1566e08bc672c09f57aea6f29deafea868477b64a2f90913b1ac2bed10beb9ab50cbdb5d);
-    assign rem_full[37] = ^(div_in & 620'h4dc2bcd81178ce5817ebf594ce57bd5f951d08ef6cd44f21227675957da317d7356a197b2baf9c934dc2bcd81178ce5817ebf594ce57bd5f951d08ef6cd44f21227675957da317d7356a197b2ba);
-    assign rem_full[38] = ^(div_in & 620'h9bc569b022f19cb02bd7eb299cab7abf6a2a15dfd9a89e4644ecab3aff462fee6ad033f6575f39269bc569b022f19cb02bd7eb299cab7abf6a2a15dfd9a89e4644ecab3aff462fee6ad033f6575);
-    assign rem_full[39] = ^(div_in & 620'h378ad36044e3396053aed6133956f57e94542bbfb3113c8c88d95675fa8c5fdcc5a066eceebe724d378ad36044e3396053aed6133956f57e94542bbfb3113c8c88d95675fa8c5fdcc5a066eceeb);
-    assign rem_full[40] = ^(div_in & 620'hdb686ea52ceec22a598efb658403a5396949efc5403f35f2d94591cb52b38dba27f45e76c6168a55db686ea52ceec22a598efb658403a5396949efc5403f35f2d94591cb52b38dba27f45e76c61);
-    assign rem_full[41] = ^(div_in & 620'hb690cd4e59ddc444b31df68b18034a72d283df8a803e7be5b38b6396a1671b345fecbded8c2d10aab690cd4e59ddc444b31df68b18034a72d283df8a803e7be5b38b6396a1671b345fecbded8c2);
-    assign rem_full[42] = ^(div_in & 620'h6d619a9cb3bb8899663aed56200695e5a507bf15007ce7cf6616873d42cf3668afdd7bdb184a21546d619a9cb3bb8899663aed56200695e5a507bf15007ce7cf6616873d42cf3668afdd7bdb184);
-    assign rem_full[43] = ^(div_in & 620'h01ab5b9c4a99d30895fb21c9c40a8ff2635691ef4086fa6815689fa1d72de12b784ea8c0f682ccfc01ab5b9c4a99d30895fb21c9c40a8ff2635691ef4086fa6815689fa1d72de12b784ea8c0f68);
-    assign rem_full[44] = ^(div_in & 620'h0356a7389433a6012bf643d398111ee4c6ad27df810df4d42bd13f43ae5ac216e09d5181ed1599f90356a7389433a6012bf643d398111ee4c6ad27df810df4d42bd13f43ae5ac216e09d5181ed1);
-    assign rem_full[45] = ^(div_in & 620'h06ed4e7529674c1253ec87e720223dc9cd4a4fbe021bf9ac56a23e8758b5846dd13ea2039a3b37f206ed4e7529674c1253ec87e720223dc9cd4a4fbe021bf9ac56a23e8758b5846dd13ea2039a3);
-    assign rem_full[46] = ^(div_in & 620'h0d9a8cea52ced824a7d80f8e50407a939a949f7c0437f35cad447d1eb56b08dba27d450774666be50d9a8cea52ced824a7d80f8e50407a939a949f7c0437f35cad447d1eb56b08dba27d4507746);
-    assign rem_full[47] = ^(div_in & 620'h1b7509d4a59df0494bb11f5cb080f42735293ef8082fe6bd5b88ba3d6ad611b744fe8b0ee8ccd3ca1b7509d4a59df0494bb11f5cb080f42735293ef8082fe6bd5b88ba3d6ad611b744fe8b0ee8c);
-    assign rem_full[48] = ^(div_in & 620'h36ea13a94b3ba08297633ef96101e94e6a5279f1101fcd7eb611747ad5ac236e89fd171d9189a39536ea13a94b3ba08297633ef96101e94e6a5279f1101fcd7eb611747ad5ac236e89fd171d918);
-    assign rem_full[49] = ^(div_in & 620'h6d943752967741152ec77db2c203d29c94a4f7e2203f9af96c22e8e5ab5946dd13fa2f3b6303472a6d943752967741152ec77db2c203d29c94a4f7e2203f9af96c22e8e5ab5946dd13fa2f3b630);
-    assign rem_full[50] = ^(div_in & 620'h8e6ed478dc9162de85caf968d93a68f168698f45ea0ebe983d7b989c0d76e4480a1795d7dfd007538e6ed478dc9162de85caf968d93a68f168698f45ea0ebe983d7b989c0d76e4480a1795d7dfd);
-    assign rem_full[51] = ^(div_in & 620'h1cdda8f5b92285ad0f94f291a270d1e290c31e8ad45d6d307bf771281eedc8d0042b2aafbfb00aa71cdda8f5b92285ad0f94f291a270d1e290c31e8ad45d6d307bf771281eedc8d0042b2aafbfb);
-    assign rem_full[52] = ^(div_in & 620'h39bb41eb72450b4a1f28e56344e5a2c561963d15a8fada60f6eea25039da91e00852555f3f70114e39bb41eb72450b4a1f28e56344e5a2c561963d15a8fada60f6eea25039da91e00852555f3f7);
-    assign rem_full[53] = ^(div_in & 620'hfd1857aa391b344abf9b33ee50f12c7beb55f16ebbfb1a5dd0a6dc3c7ac2c7c81ab73f69a13021cefd1857aa391b344abf9b33ee50f12c7beb55f16ebbfb1a5dd0a6dc3c7ac2c7c81ab73f69a13);
-    assign rem_full[54] = ^(div_in & 620'hfa30bf50733668857b3767dca1e659f7d6abe6dd77b634bba04df868f1858f90256a7ed34270439dfa30bf50733668857b3767dca1e659f7d6abe6dd77b634bba04df868f1858f90256a7ed3427);
-    assign rem_full[55] = ^(div_in & 620'hf4617ea0e66c911af66ecff943c8b3efad47cdbaef6c7977419bf0c1e30b1f204ad0fca684f0833af4617ea0e66c911af66ecff943c8b3efad47cdbaef6c7977419bf0c1e30b1f204ad0fca684f);
-    assign rem_full[56] = ^(div_in & 620'he8c2ed45cdd92225e8dc9fb2879166df1a8f9b74de98e2ea8337a183c2173e4085a1f94d49f10275e8c2ed45cdd92225e8dc9fb2879166df1a8f9b74de98e2ea8337a183c2173e4085a1f94d49f);
-    assign rem_full[57] = ^(div_in & 620'hd1c5da8f9bb2045bd1b93f251f26cdbe350f32e8bd71d5d1076f4317802e7c810b43f29ad3f200ead1c5da8f9bb2045bd1b93f251f26cdbe350f32e8bd71d5d1076f4317802e7c810b43f29ad3f);
-    assign rem_full[58] = ^(div_in & 620'ha38bb51f376448b7a3727e4a3e4d9a7c6a1e61d17aa3aba60fdec62f005df9020687e535e7f401d4a38bb51f376448b7a3727e4a3e4d9a7c6a1e61d17aa3aba60fdec62f005df9020687e535e7f);
-    assign rem_full[59] = ^(div_in & 620'h47176a3e6ec8916f42e5fc946c9f34f8943cc7a2f507574c1ebdcc4e04bbf2040d0bca6bcfe803a947176a3e6ec8916f42e5fc946c9f34f8943cc7a2f507574c1ebdcc4e04bbf2040d0bca6bcfe);
-    assign rem_full[60] = ^(div_in & 620'h3aa68387c986e044febd386ba10a8bf84db398f812b010cc7781f1fff4319575aa769b4063e6c00b3aa68387c986e044febd386ba10a8bf84db398f812b010cc7781f1fff4319575aa769b4063e);
-    assign rem_full[61] = ^(div_in & 620'h750d170b930dc089fd7a7097521117f0db6735f025203198ef03a3efe8622aab54e9378087cd8016750d170b930dc089fd7a7097521117f0db6735f025203198ef03a3efe8622aab54e9378087c);
-    assign rem_full[62] = ^(div_in & 620'hea5a2e13271bc103faf4e12eb4262fe1f6de6fe04a407335df0747cfd4c45516a9d26f014f9b042dea5a2e13271bc103faf4e12eb4262fe1f6de6fe04a407335df0747cfd4c45516a9d26f014f9);
-    assign rem_full[63] = ^(div_in & 620'hee52cfa587b122430b55fa76d942d53be01f47398630e6a3c88f3e605db83f18e9d64542bcc0cc50ee52cfa587b122430b55fa76d942d53be01f47398630e6a3c88f3e605db83f18e9d64542bcc);
-    assign rem_full[64] = ^(div_in & 620'hdce59f4f0f62048612aaf4eda285aa77c03e8e730c61cd43911e3cc0bf707e71d3a88a85398198a0dce59f4f0f62048612aaf4eda285aa77c03e8e730c61cd43911e3cc0bf707e71d3a88a85398);
-    assign rem_full[65] = ^(div_in & 620'hb9cb3e9e1ec4090c2555e9db550b54efc06d1ce718838a87233c39817ee1fca3a751140a33133540b9cb3e9e1ec4090c2555e9db550b54efc06d1ce718838a87233c39817ee1fca3a751140a331);
-    assign rem_full[66] = ^(div_in & 620'h73966d383c8852084eabd3b6ba12a8df80da39cf3107050e47783312fdc3f9475ea6291426366e8073966d383c8852084eabd3b6ba12a8df80da39cf3107050e47783312fdc3f9475ea62914263);
-    assign rem_full[67] = ^(div_in & 620'he76cda707910e4009d57a72d742151bf01b4739f624e0a188ef02635ff86f28ebd4c53280c7cd901e76cda707910e4009d57a72d742151bf01b4739f624e0a188ef02635ff86f28ebd4c53280c7);
-    assign rem_full[68] = ^(div_in & 620'hce99a4e0f22188113eaf4e1ae842a27e0368e73ec49c04311de04c7bff0ce55d6a9ca65018f9b202ce99a4e0f22188113eaf4e1ae842a27e0368e73ec49c04311de04c7bff0ce55d6a9ca65018f);
-    assign rem_full[69] = ^(div_in & 620'h9d7349c1e44350227d5e9c35d08545fc06d1ce7c897808663bc0d8f7fa18cabad5394da031f360059d7349c1e44350227d5e9c35d08545fc06d1ce7c897808663bc0d8f7fa18cabad5394da031f);
-    assign rem_full[70] = ^(div_in & 620'ha86c4081b3c3bd9f2b437188573584fc390d9f0352bd9796b8c3d694f31a8e21831301b2b3618ff9a86c4081b3c3bd9f2b437188573584fc390d9f0352bd9796b8c3d694f31a8e21831301b2b36);
-    assign rem_full[71] = ^(div_in & 620'h50d8810366873b3e5687e350be6f09f8721b3a07a53b3f2d7187ad29e6351c431626036566c31bf350d8810366873b3e5687e350be6f09f8721b3a07a53b3f2d7187ad29e6351c431626036566c);
-    assign rem_full[72] = ^(div_in & 620'ha1b10202cc0e367ca90ec6a16cde13f0e436700e4a367e5ee20f1a53cc6a38862c4807cacd8637e7a1b10202cc0e367ca90ec6a16cde13f0e436700e4a367e5ee20f1a53cc6a38862c4807cacd8);
-    assign rem_full[73] = ^(div_in & 620'heb4e54802bdf91767d5efcca9e8da31df1717b1ec6917b2f7ddda2236bceff2dcb870e27686de037eb4e54802bdf91767d5efcca9e8da31df1717b1ec6917b2f7ddda2236bceff2dcb870e27686);
-    assign rem_full[74] = ^(div_in & 620'hd69cb90056bf22fcfebdf9d52d1f463be2e2f63c8d62f65efabb0456d39cfe1b870e1c4ed0cbc46fd69cb90056bf22fcfebdf9d52d1f463be2e2f63c8d62f65efabb0456d39cfe1b870e1c4ed0c);
-    assign rem_full[75] = ^(div_in & 620'had796204ad7e05e9f97af3aa4a3a8c77c5c5ec781a85ecbdf57608bda738fc770e18389da1978cdfad796204ad7e05e9f97af3aa4a3a8c77c5c5ec781a85ecbdf57608bda738fc770e18389da19);
-    assign rem_full[76] = ^(div_in & 620'h5ab2c4095bfc0bd3f2f4e714847118efcb9bd8f0350bd97bebec116b4e71f8ee1c30703b033f19bf5ab2c4095bfc0bd3f2f4e714847118efcb9bd8f0350bd97bebec116b4e71f8ee1c30703b033);
-    assign rem_full[77] = ^(div_in & 620'hb5258812b6f857b7e5e8ce2908e630df9727b1e06a57b2f3d7d862d69ce3f1dc3860e076466e337fb5258812b6f857b7e5e8ce2908e630df9727b1e06a57b2f3d7d862d69ce3f1dc3860e076466);
-    assign rem_full[78] = ^(div_in & 620'h6a0b10216cf0ef6fcbd09c5211cc61bf2e4f67c0d4af65e7aeb0c5ad3dc6e3b860c5c0ec8cdc62fe6a0b10216cf0ef6fcbd09c5211cc61bf2e4f67c0d4af65e7aeb0c5ad3dc6e3b860c5c0ec8cd);
-    assign rem_full[79] = ^(div_in & 620'hd4162042d9e1decf97a138e42398c27e1c8ecf81a95ecbcb5c61cb4a7b8dc730c18b80d959b8c5fcd4162042d9e1decf97a138e42398c27e1c8ecf81a95ecbcb5c61cb4a7b8dc730c18b80d959b);
-    assign rem_full[80] = ^(div_in & 620'h774960dd6f603537d491993187a11de16b038154756a222e717fd385e97edf337d8415a6d1c31344774960dd6f603537d491993187a11de16b038154756a222e717fd385e97edf337d8415a6d1c);
-    assign rem_full[81] = ^(div_in & 620'heed2d1bedfc02a7fad2232231f423bc2961702a9ead45458e3ffe70bd2fdbe26eb0c2b4de3962688eed2d1bedfc02a7fad2232231f423bc2961702a9ead45458e3ffe70bd2fdbe26eb0c2b4de39);
-    assign rem_full[82] = ^(div_in & 620'hdde5b37dbe8054ef5e4464063e8477856c2e0153d5e8b8b5c6ff8e17a1fa7c4dc61c569bc73c4911dde5b37dbe8054ef5e4464063e8477856c2e0153d5e8b8b5c6ff8e17a1fa7c4dc61c569bc73);
-    assign rem_full[83] = ^(div_in & 620'hccc216221260dce96c19513deaadf2ebf35f87f2defb5345fc80cfaaaa8a27a8e1b8b8915fab8566ccc216221260dce96c19513deaadf2ebf35f87f2defb5345fc80cfaaaa8a27a8e1b8b8915fa);
-    assign rem_full[84] = ^(div_in & 620'h99c42c4025c1b9d2dc32a27bc55fe4d7a6af0fe5bdf6a68bf901df4555154f51c3757022bf470ecd99c42c4025c1b9d2dc32a27bc55fe4d7a6af0fe5bdf6a68bf901df4555154f51c3757022bf4);
-    assign rem_full[85] = ^(div_in & 620'h338848844b8333a5bc6444f78abfc8af0d5e1fca7bad5d13f303fe9aae2b9ee396eee0453e8e199a338848844b8333a5bc6444f78abfc8af0d5e1fca7bad5d13f303fe9aae2b9ee396eee0453e8);
-    assign rem_full[86] = ^(div_in & 620'h6750910c9606275b7cc989af157b915e1abc3b95f75aaa23e707fd355c573dc73dd9c18a7d1c33346750910c9606275b7cc989af157b915e1abc3b95f75aaa23e707fd355c573dc73dd9c18a7d1);
-    assign rem_full[87] = ^(div_in & 620'hcee122192d0c0ea6f992131e3af723bc3568732aeeb54447ce0ffa7abcaf7bce6bb38214fa386268cee122192d0c0ea6f992131e3af723bc3568732aeeb54447ce0ffa7abcaf7bce6bb38214fa3);
-    assign rem_full[88] = ^(div_in & 620'h9dc254365b181d4df724267c65ea47786ac0e255dd6a888b9c1ff4e5795ff7dcd7630529b470c4d19dc254365b181d4df724267c65ea47786ac0e255dd6a888b9c1ff4e5795ff7dcd7630529b47);
-    assign rem_full[89] = ^(div_in & 620'h3b84b86cb7303a9bea484cb8cbd08ef09581c0aaba951117383fe9caf6bfefb9bec20a5368e189a23b84b86cb7303a9bea484cb8cbd08ef09581c0aaba951117383fe9caf6bfefb9bec20a5368e);
-    assign rem_full[90] = ^(div_in & 620'haafb68765ae378c05a7b80dab644c21523e75349fe34a82c30c254a2a2b115339b14acef8d43e673aafb68765ae378c05a7b80dab644c21523e75349fe34a82c30c254a2a2b115339b14acef8d4);
-    assign rem_full[91] = ^(div_in & 620'h55f6c0e8b5c6b180b4f701f56c89842a47cea693fc69505c6084e94541632a67362959df1a97c8e755f6c0e8b5c6b180b4f701f56c89842a47cea693fc69505c6084e94541632a67362959df1a9);
-    assign rem_full[92] = ^(div_in & 620'habed81d16b8d63116def03eac91709548f9d4d27f8d2a0bcc009d28a82c6548e7c52b2be352f91cfabed81d16b8d63116def03eac91709548f9d4d27f8d2a0bcc009d28a82c6548e7c52b2be352);
-    assign rem_full[93] = ^(div_in & 620'hfd607bd08cf9fef281a4870f346ed1bc3ccdcd060fd1e951b0d1b1a7a73dbc2f63b5c993e71cc5ecfd607bd08cf9fef281a4870f346ed1bc3ccdcd060fd1e951b0d1b1a7a73dbc2f63b5c993e71);
-    assign rem_full[94] = ^(div_in & 620'hfa80e7a119f3bde503490e1e68d9a378798b9e0d1fe3d2a360a3235f4a7a785ec76f92278e398fd9fa80e7a119f3bde503490e1e68d9a378798b9e0d1fe3d2a360a3235f4a7a785ec76f92278e3);
-    assign rem_full[95] = ^(div_in & 620'hf541df4232e73bca02931c3cd1b346f0b317381a3fc7a542c14606ae94f5f0bd9edb254f5c631fb3f541df4232e73bca02931c3cd1b346f0b317381a3fc7a542c14606ae94f5f0bd9edb254f5c6);
-    assign rem_full[96] = ^(div_in & 620'hea83be8465ce378405273839a3668ce1663e74347fcf4a81838c0d4d29ebe17b3db24a9ef8d63f67ea83be8465ce378405273839a3668ce1663e74347fcf4a81838c0d4d29ebe17b3db24a9ef8d);
-    assign rem_full[97] = ^(div_in & 620'hd5476d0ccb9c6f180a4f703356c918c28c7ce869ffde950706185a9a57d6c2b67b60953df1ac7eced5476d0ccb9c6f180a4f703356c918c28c7ce869ffde950706185a9a57d6c2b67b60953df1a);
-    assign rem_full[98] = ^(div_in & 620'haa8eda1d9638de30149ee026ad92308558f9d4d2ffbd2a0a0c30b524abac856ce6c52b7be358f99caa8eda1d9638de30149ee026ad92308558f9d4d2ffbd2a0a0c30b524abac856ce6c52b7be35);
-    assign rem_full[99] = ^(div_in & 620'h555db43b2d71bc602d3dc04d5b20610ab1f3a9a4ff3a541418612a5953580a99cd8a56f7c6a1f339555db43b2d71bc602d3dc04d5b20610ab1f3a9a4ff3a541418612a5953580a99cd8a56f7c6a);
-    assign rem_full[100] = ^(div_in & 620'h4956234a79cfaed548e012a41aeac2e9f22f62561af3c45f834c21efa1ce2add668cf40d7d354d814956234a79cfaed548e012a41aeac2e9f22f62561af3c45f834c21efa1ce2add668cf40d7d3);
-    assign rem_full[101] = ^(div_in & 620'h92ec4690f39f1daa91c0250835d585d3a45ec4ac35a788bf079803cf479d55badd19e91afa7a9b0292ec4690f39f1daa91c0250835d585d3a45ec4ac35a788bf079803cf479d55badd19e91afa7);
-    assign rem_full[102] = ^(div_in & 620'h25d88d25e63e3b4523804a506baf0ba708ad8d596b4f117a0e30479e8f3aab75aa33d235b4e5320525d88d25e63e3b4523804a506baf0ba708ad8d596b4f117a0e30479e8f3aab75aa33d235b4e);
-    assign rem_full[103] = ^(div_in & 620'h02a72905b4b3985f0be18604cdb4d5a7e3647ce4cc2de6ab9f2caec2bfbb7c7632ef516614ff298b02a72905b4b3985f0be18604cdb4d5a7e3647ce4cc2de6ab9f2caec2bfbb7c7632ef516614f);
-    assign rem_full[104] = ^(div_in & 620'h050e520f696730be17c30c499b69ab4f86c8fdc9985bcd533e591d857f77f8ac75daa3cc29fe5716050e520f696730be17c30c499b69ab4f86c8fdc9985bcd533e591d857f77f8ac75daa3cc29f);
-    assign rem_full[105] = ^(div_in & 620'h0a5cb41ad3ce617c2b87189326d7569f4d91fb9230f79aa27cb27b0afeeef158ebb5479853ecaa2c0a5cb41ad3ce617c2b87189326d7569f4d91fb9230f79aa27cb27b0afeeef158ebb5479853e);
-    assign rem_full[106] = ^(div_in & 620'h14b96835a79cc2e8570e31264daeac3e9b23f72561af3544f864f615f9dce2b1d76a8f30e7d9545814b96835a79cc2e8570e31264daeac3e9b23f72561af3544f864f615f9dce2b1d76a8f30e7d);
-    assign rem_full[107] = ^(div_in & 620'h2932c06b4f39c5d0aa1c624c8b5d587d3647ee4ac35e7a89f0c9ac3bf7b9c563aed11e618fa2a8b02932c06b4f39c5d0aa1c624c8b5d587d3647ee4ac35e7a89f0c9ac3bf7b9c563aed11e618fa);
-    assign rem_full[108] = ^(div_in & 620'h526580d29e73cbb15038c49906bab0fa6c8fd89586bcf517e0931877eb738a875da23dc35f455160526580d29e73cbb15038c49906bab0fa6c8fd89586bcf517e0931877eb738a875da23dc35f4);
-    assign rem_full[109] = ^(div_in & 620'ha48b11a53ce7d762a47089720d7561f4d91fb12b0d79ea2fc12630ffd2e7154ebb447a86be9aa6c0a48b11a53ce7d762a47089720d7561f4d91fb12b0d79ea2fc12630ffd2e7154ebb447a86be9);
-    assign rem_full[110] = ^(div_in & 620'h5ca2f44c466e399aff14c45b68b4866c2ae77a567bc2ee8dc25a6fbfc8d6828ee9aad2c5559421955ca2f44c466e399aff14c45b68b4866c2ae77a567bc2ee8dc25a6fbfc8d6828ee9aad2c5559);
-    assign rem_full[111] = ^(div_in & 620'hb905e8988ddc3335fa2888f6d1690dd815cef4acf7c5dd1f84b49f7f95ad055dd355a58aab28432bb905e8988ddc3335fa2888f6d1690dd815cef4acf7c5dd1f84b49f7f95ad055dd355a58aab2);
-    assign rem_full[112] = ^(div_in & 620'h720bd1311bb8667bf45111eda2d21bb06b9de959ef8bba3b08697eff2b5b0afbb6af4b1556508657720bd1311bb8667bf45111eda2d21bb06b9de959ef8bba3b08697eff2b5b0afbb6af4b15565);
-    assign rem_full[113] = ^(div_in & 620'hb8b5462a701ef57d17b6e7803d10b10cfddcace4a4d58affd38892519e61973994f045efb925293bb8b5462a701ef57d17b6e7803d10b10cfddcace4a4d58affd38892519e61973994f045efb92);
-    assign rem_full[114] = ^(div_in & 620'h716a8c50e13daaea2b6ccf006a216219bba95dc949eb05fba71164b33cc32e3339e48bdf325a5276716a8c50e13daaea2b6ccf006a216219bba95dc949eb05fba71164b33cc32e3339e48bdf325);
-    assign rem_full[115] = ^(div_in & 620'he2d518a1c27b55c456d89e00d446c4337752bb9293d61bf74e22c9767d865c2673cd16be24a4a0ece2d518a1c27b55c456d89e00d446c4337752bb9293d61bf74e22c9767d865c2673cd16be24a);
-    assign rem_full[116] = ^(div_in & 620'hc5ea214784f6eb98adb13c41b8898866eea5772527ac27ea9c4592fcff0db80ce79a2d7c495941d9c5ea214784f6eb98adb13c41b8898866eea5772527ac27ea9c4592fcff0db80ce79a2d7c495);
-    assign rem_full[117] = ^(div_in & 620'h8b94528b08edd7315f627883611710cd9d5aee4a4f585fd1388b65f9fa1a7059df345af892b287b28b94528b08edd7315f627883611710cd9d5aee4a4f585fd1388b65f9fa1a7059df345af892b);
-    assign rem_full[118] = ^(div_in & 620'h1728b51211dbae62bec5f106d22e219b3ab5dc959ef0bfa270168be3f035e0b3be68b4f165650b651728b51211dbae62bec5f106d22e219b3ab5dc959ef0bfa270168be3f035e0b3be68b4f1656);
-    assign rem_full[119] = ^(div_in & 620'h2e517a2423b71cc57d8ae20db4584336357bbd2b3de17f44e12d17d7e46bc1677cd569e28aca12ca2e517a2423b71cc57d8ae20db4584336357bbd2b3de17f44e12d17d7e46bc1677cd569e28ac);
-    assign rem_full[120] = ^(div_in & 620'he4908e65308535ddc3dd487411c1d9eb50dc06ed2bd13ae65cb9c0d28445c993eb68875fe36f425ae4908e65308535ddc3dd487411c1d9eb50dc06ed2bd13ae65cb9c0d28445c993eb68875fe36);
-    assign rem_full[121] = ^(div_in & 620'hc9610cce600a2bab87ba90a83383b2d6a1b80dda57e265ccb87381b5088b9327d6d50fbfc6ce84b5c9610cce600a2bab87ba90a83383b2d6a1b80dda57e265ccb87381b5088b9327d6d50fbfc6c);
-    assign rem_full[122] = ^(div_in & 620'h9282199cc11417570f752150770365ad43701fb4afc4cb9970e7436a1116260fadae1f7f8d9d0d6b9282199cc11417570f752150770365ad43701fb4afc4cb9970e7436a1116260fadae1f7f8d9);
-    assign rem_full[123] = ^(div_in & 620'hc1d4ad5cb2ad1b63d9370a94efc313b1d62c39857458add4bc774606a668858ca034b9a0b8455c8cc1d4ad5cb2ad1b63d9370a94efc313b1d62c39857458add4bc774606a668858ca034b9a0b84);
-    assign rem_full[124] = ^(div_in & 620'h83a94ab9645a36d7b66f1529df862763ac48730be8b14ba979eecc0d48d10b19406d7241708abd1983a94ab9645a36d7b66f1529df862763ac48730be8b14ba979eecc0d48d10b19406d7241708);
-    assign rem_full[125] = ^(div_in & 620'h07128572c9b42daf6cde2a53af0c4ec75880e217d1628756f2ddd80a95a2167290dae482e1157a3207128572c9b42daf6cde2a53af0c4ec75880e217d1628756f2ddd80a95a2167290dae482e11);
-    assign rem_full[126] = ^(div_in & 620'h0e650ae593685b5eddbd54a74e1c9d8eb101c02ea2851eade5bbb0052b442ca531b5c805c23af4650e650ae593685b5eddbd54a74e1c9d8eb101c02ea2851eade5bbb0052b442ca531b5c805c23);
-    assign rem_full[127] = ^(div_in & 620'h1c8a15cf26d0b6bdbb7ba90e8c393b1d6213805d454a2d5fcb77201a5288590a736f900bc465e8cb1c8a15cf26d0b6bdbb7ba90e8c393b1d6213805d454a2d5fcb77201a5288590a736f900bc46);
-    assign rem_full[128] = ^(div_in & 620'h39142b9a4ca16d7b72f7521d0872763ac43700bb8ad44abb97ee4034a111b254f6db2117c8dbd19639142b9a4ca16d7b72f7521d0872763ac43700bb8ad44abb97ee4034a111b254f6db2117c8d);
-    assign rem_full[129] = ^(div_in & 620'h7268473098429ae6e1eea43a00e0ec75886e017615e895732edcc069422264e9fdb6432fd1b7a32d7268473098429ae6e1eea43a00e0ec75886e017615e895732edcc069422264e9fdb6432fd1b);
-    assign rem_full[130] = ^(div_in & 620'hf492bc178e13933de290d7b05e6651ca135693a1b9daffa541f781a7c41e4b723c930f0537056a2af492bc178e13933de290d7b05e6651ca135693a1b9daffa541f781a7c41e4b723c930f05370);
-    assign rem_full[131] = ^(div_in & 620'he965682b1c27666bc521af20accca39466bd274373b5ff4e82ef034f883d96e479221e0a6e1ad055e965682b1c27666bc521af20accca39466bd274373b5ff4e82ef034f883d96e479221e0a6e1);
-    assign rem_full[132] = ^(div_in & 620'hd28ac056384eccc78e425e01599d4628cd7a4e87e76bee9d05de069f147b2dc8e2443c149c35a0abd28ac056384eccc78e425e01599d4628cd7a4e87e76bee9d05de069f147b2dc8e2443c149c3);
-    assign rem_full[133] = ^(div_in & 620'h51c72cbbff8e0aa2fa156bb2ed5cdc9b89a20eaf774d329f4a4bcc89ece810a3e81b762c0f6e2b7c51c72cbbff8e0aa2fa156bb2ed5cdc9b89a20eaf774d329f4a4bcc89ece810a3e81b762c0f6);
-    assign rem_full[134] = ^(div_in & 620'ha3ce4973fe1c5545f42ad765cab9b9371344195eeeda653e9597d903ddd02107c032ec581edc56f8a3ce4973fe1c5545f42ad765cab9b9371344195eeeda653e9597d903ddd02107c032ec581ed);
-    assign rem_full[135] = ^(div_in & 620'h479c92e3fc38aa9bec54ae8b8573726e669836bdddf4da7d2a2fb207bfa0424f9065d8b03db8a9f1479c92e3fc38aa9bec54ae8b8573726e669836bdddf4da7d2a2fb207bfa0424f9065d8b03db);
-    assign rem_full[136] = ^(div_in & 620'h8f7925c3f8711537dca95d570ae6e5dc8d30697abba9a4fa545f641f7f41849f20cbb0607b7157e28f7925c3f8711537dca95d570ae6e5dc8d30697abba9a4fa545f641f7f41849f20cbb0607b7);
-    assign rem_full[137] = ^(div_in & 620'h1eb25b83f1e26a6fbd52baee05cdcab95a60d2f4771359f4a8bec83efa83097e419361c0b6e2afc51eb25b83f1e26a6fbd52baee05cdcab95a60d2f4771359f4a8bec83efa83097e419361c0b6e);
-    assign rem_full[138] = ^(div_in & 620'h3d24a707e3c4d4cf7aa475dc1b9b9472b4d1a5e8ee66b3e9507dd06df10712fc8326c3816dc55b8a3d24a707e3c4d4cf7aa475dc1b9b9472b4d1a5e8ee66b3e9507dd06df10712fc8326c3816dc);
-    assign rem_full[139] = ^(div_in & 620'h7a495e0bc789e99ef148ebf8273328e529a34bd0dccd77d2a0fbe0dbe20f25b9164987029b8ab7157a495e0bc789e99ef148ebf8273328e529a34bd0dccd77d2a0fbe0dbe20f25b9164987029b8);
-    assign rem_full[140] = ^(div_in & 620'h4024842751f409dd8ec24d730fa27d269174d65c9d3ee45fe6c70069f05795c9574cd414e4b6f6f44024842751f409dd8ec24d730fa27d269174d65c9d3ee45fe6c70069f05795c9574cd414e4b);
-    assign rem_full[141] = ^(div_in & 620'h8009184aa3e853bb1d859ae61f44fa4d22f9acb83a3dc8bfcc8e00d3e0af2b92be99a929897dede88009184aa3e853bb1d859ae61f44fa4d22f9acb83a3dc8bfcc8e00d3e0af2b92be99a929897);
-    assign rem_full[142] = ^(div_in & 620'h0052209547d0e7663b0b35cc3e8df49a45e35d70743b817b981c41b7c15f57656d33525352fbdfd00052209547d0e7663b0b35cc3e8df49a45e35d70743b817b981c41b7c15f57656d33525352f);
-    assign rem_full[143] = ^(div_in & 620'h4080c509de55c711f8d526ab62bd94125aa268bc7509f6a8d7ff830672e83b039d2e71b201414d554080c509de55c711f8d526ab62bd94125aa268bc7509f6a8d7ff830672e83b039d2e71b2014);
-    assign rem_full[144] = ^(div_in & 620'h81019a13bdabce23f5ab4d16c57f2924b544d179ea53fd51afff060ce5d176472a5ce36442929aab81019a13bdabce23f5ab4d16c57f2924b544d179ea53fd51afff060ce5d176472a5ce364429);
-    assign rem_full[145] = ^(div_in & 620'h020324237a579c47ef569a6d9afe53492a89a6f2d4e7faa35ffe0c09cfa2ec8e44b9c6c885253557020324237a579c47ef569a6d9afe53492a89a6f2d4e7faa35ffe0c09cfa2ec8e44b9c6c8852);
-    assign rem_full[146] = ^(div_in & 620'h04064842f5af789fdaac34db35f8a79255134de5a9cfe546befc58039f45d95c99778d914a4a6eaf04064842f5af789fdaac34db35f8a79255134de5a9cfe546befc58039f45d95c99778d914a4);
-    assign rem_full[147] = ^(div_in & 620'h080c9085ea5eb13fb15869b66bf54f24ea269bcb539fda897cf8f0073e8ab2b922eb1a229494dd5e080c9085ea5eb13fb15869b66bf54f24ea269bcb539fda897cf8f0073e8ab2b922eb1a22949);
-    assign rem_full[148] = ^(div_in & 620'h1019210bd4bd227f62b0d36cc7ea9f49945d3797a77fb516f9f1e01e7d15657255d235452929bebd1019210bd4bd227f62b0d36cc7ea9f49945d3797a77fb516f9f1e01e7d15657255d23545292);
-    assign rem_full[149] = ^(div_in & 620'h20324213a87a04eec561a6998fd13e9368ba6b2e4ebf7a2df3e3803cfa2bcae4aba46a8a5253797a20324213a87a04eec561a6998fd13e9368ba6b2e4ebf7a2df3e3803cfa2bcae4aba46a8a525);
-    assign rem_full[150] = ^(div_in & 620'ha9d4468e2c3ea3cf3d34a7358319b127d64946f88a55c8e50c97c7ecac9c02cd4ba367aa02b8374ea9d4468e2c3ea3cf3d34a7358319b127d64946f88a55c8e50c97c7ecac9c02cd4ba367aa02b);
-    assign rem_full[151] = ^(div_in & 620'h53a89d18587d078e7a694e2b1637624fec928df114eb91ce192f8fd95d39059a9746ce5445606a9c53a89d18587d078e7a694e2b1637624fec928df114eb91ce192f8fd95d39059a9746ce54456);
-    assign rem_full[152] = ^(div_in & 620'ha7513a30b0fa4f0cf0d39c163c6ec59fd9351be229973398335f5fb2ba720b752e899ca88ad0d138a7513a30b0fa4f0cf0d39c163c6ec59fd9351be229973398335f5fb2ba720b752e899ca88ad);
-    assign rem_full[153] = ^(div_in & 620'he77622ef4cca7dc6dc929f59ebc43b186423713dd93bafd16a293889d879142716b45efb5709913ee77622ef4cca7dc6dc929f59ebc43b186423713dd93bafd16a293889d879142716b45efb570);
-    assign rem_full[154] = ^(div_in & 620'hceac55da9894fb8dbd243eb3d78c76308856e67bb2375fa2d4527113b0f2280e3d6cbdf6ae03227dceac55da9894fb8dbd243eb3d78c76308856e67bb2375fa2d4527113b0f2280e3d6cbdf6ae0);
-    assign rem_full[155] = ^(div_in & 620'h9d58abb53129f71b7a497d27af18ed6110bdc8f7646eaf45a8a4a23765e4501c6add7bed5c1640fa9d58abb53129f71b7a497d27af18ed6110bdc8f7646eaf45a8a4a23765e4501c6add7bed5c1);
-    assign rem_full[156] = ^(div_in & 620'h3ab1476a6253ee36f093fa4f5e31dbc2616b95efc89d5e8f5049447ecbc9a038d5baf6dab82c81f43ab1476a6253ee36f093fa4f5e31dbc2616b95efc89d5e8f5049447ecbc9a038d5baf6dab82);
-    assign rem_full[157] = ^(div_in & 620'h75228ed0c5a7dc7de526f4debc63b684c2c72bdf917abd1ea192c8fd97934071ab75ecb5705907e975228ed0c5a7dc7de526f4debc63b684c2c72bdf917abd1ea192c8fd97934071ab75ecb5705);
-    assign rem_full[158] = ^(div_in & 620'hea451da18b4fb8fbce4de9fd68c76c09c59e53be22b57a394325d1fb2b2780a356ebd96aa0a20fd3ea451da18b4fb8fbce4de9fd68c76c09c59e53be22b57a394325d1fb2b2780a356ebd96aa0a);
-    assign rem_full[159] = ^(div_in & 620'hd4ca2b47169f71e79c9ad3bac18ed813cb2ca37c452ae472864be3f6564e0146add3b3d501541ba7d4ca2b47169f71e79c9ad3bac18ed813cb2ca37c452ae472864be3f6564e0146add3b3d5015);
-    assign rem_full[160] = ^(div_in & 620'h98670ca468d2aa4cd393af8cbd65765d22aaec44203cbd183c7c1b3ea25f90b856037e90b832bae398670ca468d2aa4cd393af8cbd65765d22aaec44203cbd183c7c1b3ea25f90b856037e90b83);
-    assign rem_full[161] = ^(div_in & 620'h30ce194cd0a55489a3275f196aceedba4555dc8940397a3079f8366d44be2170ac02fc21707575c730ce194cd0a55489a3275f196aceedba4555dc8940397a3079f8366d44be2170ac02fc21707);
-    assign rem_full[162] = ^(div_in & 620'h619c229da04aa903464ebe72d59dda74cabbbd128032e460f2f06cca8d7d42e15805f842e0eaef8f619c229da04aa903464ebe72d59dda74cabbbd128032e460f2f06cca8d7d42e15805f842e0e);
-    assign rem_full[163] = ^(div_in & 620'h5b1f499b2847b85a5b0fd369165ac2b4b7cd9660205975d9d89cc2bbbca4153af60c8e1539f765fd5b1f499b2847b85a5b0fd369165ac2b4b7cd9660205975d9d89cc2bbbca4153af60c8e1539f);
-    assign rem_full[164] = ^(div_in & 620'hb67e9332518f70a4b21ea6923cb585696f8b28c140b2fbb7b039c56779492a75ec191d2a73eecbfbb67e9332518f70a4b21ea6923cb585696f8b28c140b2fbb7b039c56779492a75ec191d2a73e);
-    assign rem_full[165] = ^(div_in & 620'h6cfd3664a31ea159643c4d64696b0bd2df1655828125e76b6173cadef69254abc8323b54a7cd97f76cfd3664a31ea159643c4d64696b0bd2df1655828125e76b6173cadef69254abc8323b54a7c);
-    assign rem_full[166] = ^(div_in & 620'hd9ba7cc9463d02a2cc799ac8c2d617a5fe2caf04020bced2c3e7d5bde925a917806077a90f8b2beed9ba7cc9463d02a2cc799ac8c2d617a5fe2caf04020bced2c3e7d5bde925a917806077a90f8);
-    assign rem_full[167] = ^(div_in & 620'hb334e9968d7a454598f235d195ac2e4bbc595e0804179da187cfab6bd64b522f00c0ef521f0657dcb334e9968d7a454598f235d195ac2e4bbc595e0804179da187cfab6bd64b522f00c0ef521f0);
-    assign rem_full[168] = ^(div_in & 620'h6629c3291af48a9b35e46be32b585d9778a2b811082f2b470f9f16c7a897a41e1181dfa43e0cafb86629c3291af48a9b35e46be32b585d9778a2b811082f2b470f9f16c7a897a41e1181dfa43e0);
-    assign rem_full[169] = ^(div_in & 620'hcc13865234e955266bc9d7c656b0bb2eb1557422101e568e1e3e2d9f512f487c2303bf487c195f71cc13865234e955266bc9d7c656b0bb2eb1557422101e568e1e3e2d9f512f487c2303bf487c1);
-    assign rem_full[170] = ^(div_in & 620'hdbfaedce96654fa839341466a302aaf98778ec84656fe80d8bd97786ddceca8d76308dda5b95f5bcdbfaedce96654fa839341466a302aaf98778ec84656fe80d8bd97786ddceca8d76308dda5b9);
-    assign rem_full[171] = ^(div_in & 620'hb7b5cb9d2ccadf407269288d560155f30ef1dd09cadfc01f16b2af1dbf9d955afc651bb4f72bef79b7b5cb9d2ccadf407269288d560155f30ef1dd09cadfc01f16b2af1dbf9d955afc651bb4f72);
-    assign rem_full[172] = ^(div_in & 620'h6f2b873a5995fe90e4d3511abc02abe61df3be1295ff903e2c655e3b7b3a2ab5f8ce3669ee57def36f2b873a5995fe90e4d3511abc02abe61df3be1295ff903e2c655e3b7b3a2ab5f8ce3669ee5);
-    assign rem_full[173] = ^(div_in & 620'h05adf3ba254ef299f092b613cb07fd35fc8f90a14ed0d871d3138be02fbb9fa697ace109873a485b05adf3ba254ef299f092b613cb07fd35fc8f90a14ed0d871d3138be02fbb9fa697ace109873);
-    assign rem_full[174] = ^(div_in & 620'h0b5be7744a9da533e1246c67960ffa6bf91f21429da1b0e3a62757d05b773f0d3f59c2134e6494b60b5be7744a9da533e1246c67960ffa6bf91f21429da1b0e3a62757d05b773f0d3f59c2134e6);
-    assign rem_full[175] = ^(div_in & 620'h16f7deec943b0a77c249d88f3c1bf5d7f23e46843b0371c34c4eefb0b6ee7e5a6eb38426dcd92d6d16f7deec943b0a77c249d88f3c1bf5d7f23e46843b0371c34c4eefb0b6ee7e5a6eb38426dcd);
-    assign rem_full[176] = ^(div_in & 620'h2dafaddd297654ff8093b15e6833eaafa47c8d087646f382989d9f716ddcfcb4dd63084db9b25edb2dafaddd297654ff8093b15e6833eaafa47c8d087646f382989d9f716ddcfcb4dd63084db9b);
-    assign rem_full[177] = ^(div_in & 620'h5b5f5bba52eca9ff052662bcd063d55f08e91e10ec8df701313b3ef2dbb9f969aac6119b7374bdb75b5f5bba52eca9ff052662bcd063d55f08e91e10ec8df701313b3ef2dbb9f969aac6119b737);
-    assign rem_full[178] = ^(div_in & 620'hb6feb770a5d953ee0e4dc539a0c3aabe51d23821d95bfe0262767de5b773f293558c2336a6e97f6fb6feb770a5d953ee0e4dc539a0c3aabe51d23821d95bfe0262767de5b773f293558c2336a6e);
-    assign rem_full[179] = ^(div_in & 620'h6dfd7ee54bb2a7dc1c9a8a335183557ce3b47442b2b7fc04c5ecbbcb6ee7e566bb18466d0dc2fade6dfd7ee54bb2a7dc1c9a8a335183557ce3b47442b2b7fc04c5ecbbcb6ee7e566bb18466d0dc);
-    assign rem_full[180] = ^(div_in & 620'h58567f8180263bfda12edb7e10d8b0a1656a1ec639f16056df4a3f752eaf1fbad1017902ab05de4458567f8180263bfda12edb7e10d8b0a1656a1ec639f16056df4a3f752eaf1fbad1017902ab0);
-    assign rem_full[181] = ^(div_in & 620'hb0acff07004c37eb465db6bc31b560428ac4398c73e2c0adbe943eea595e3f75a202f205161bbc88b0acff07004c37eb465db6bc31b560428ac4398c73e2c0adbe943eea595e3f75a202f205161);
-    assign rem_full[182] = ^(div_in & 620'h6159ee0e01982fc68cba6d78736ec08515987719e7c5815b7d287dc4b2bd7eeb5401e50a6c2779106159ee0e01982fc68cba6d78736ec08515987719e7c5815b7d287dc4b2bd7eeb5401e50a6c2);
-    assign rem_full[183] = ^(div_in & 620'h9aa5a39d83166470b85a018ef60131ab4e4af4f5f67a62e0251a84fc4bd5e22c7902b216335b28649aa5a39d83166470b85a018ef60131ab4e4af4f5f67a62e0251a84fc4bd5e22c7902b216335);
-    assign rem_full[184] = ^(div_in & 620'h354b573f062c88e174b4035dfc0262569c95e9ebecf4c5c04b3509f897aac458e205652c26a654c9354b573f062c88e174b4035dfc0262569c95e9ebecf4c5c04b3509f897aac458e205652c26a);
-    assign rem_full[185] = ^(div_in & 620'h6ad6be7e0c5911d2ed6906fbf804c5ad392bd3d6d9e98b80966a53f12b5588f1d40acb580d5cad926ad6be7e0c5911d2ed6906fbf804c5ad392bd3d6d9e98b80966a53f12b5588f1d40acb580d5);
-    assign rem_full[186] = ^(div_in & 620'hd5ad6cf818b263b5dad20db7e00d8b5a3257a3acb39317052dd4a7f252aa11e3a81197b01ab95f24d5ad6cf818b263b5dad20db7e00d8b5a3257a3acb39317052dd4a7f252aa11e3a81197b01ab);
-    assign rem_full[187] = ^(div_in & 620'hab1ac9f03064c77bb5a51b6fc01b16b424af435867262e0a5ba94fe4a55523c750232f607562ba48ab1ac9f03064c77bb5a51b6fc01b16b424af435867262e0a5ba94fe4a55523c750232f60756);
-    assign rem_full[188] = ^(div_in & 620'h563593e060c98ef76b4b36df80362c68495e86b1ce4c5c14b7529fd94aab47ceb0425ec0aac57491563593e060c98ef76b4b36df80362c68495e86b1ce4c5c14b7529fd94aab47ceb0425ec0aac);
-    assign rem_full[189] = ^(div_in & 620'hac2b37c0c0931dfed2976dbf006c58d092bd0d639cd8b8296fa53fb295578fdd6080bc81558aed22ac2b37c0c0931dfed2976dbf006c58d092bd0d639cd8b8296fa53fb295578fdd6080bc81558);
-    assign rem_full[190] = ^(div_in & 620'h66bde5767f8c11970338cc9af414740c4e64f4c3791d6c92f3513ca7a01db4efdbba7078f2cad78b66bde5767f8c11970338cc9af414740c4e64f4c3791d6c92f3513ca7a01db4efdbba7078f2c);
-    assign rem_full[191] = ^(div_in & 620'hcd3bcaecfe18632e02719975f82ce9189cd9ed86f27ad921e7a2795f403b69dfa770e1f1a585ab17cd3bcaecfe18632e02719975f82ce9189cd9ed86f27ad921e7a2795f403b69dfa770e1f1a58);
-    assign rem_full[192] = ^(div_in & 620'h9a3785ddfd30865c04e332abe05dd23139b3df0de4f5a247cf44f2ae8476d3ff4ee5c2e30b1b522e9a3785ddfd30865c04e332abe05dd23139b3df0de4f5a247cf44f2ae8476d3ff4ee5c2e30b1);
-    assign rem_full[193] = ^(div_in & 620'h52d2fec984ed1d2f0efea98d34abd06e3d134ad9b0f638196dd899faacf013515675f4bee4ec77d752d2fec984ed1d2f0efea98d34abd06e3d134ad9b0f638196dd899faacf013515675f4bee4e);
-    assign rem_full[194] = ^(div_in & 620'ha5a5fd9709da3a4e1dfc531a6953a1dc3a3691b361ec7032dbb173f55de026e2bcefe97dc9c8ebaea5a5fd9709da3a4e1dfc531a6953a1dc3a3691b361ec7032dbb173f55de026e2bcefe97dc9c);
-    assign rem_full[195] = ^(div_in & 620'h4b0beb2a13b4748c3bf9a674d2a343b8747d2766c3d8e065b762a7eabfc04d8579dfd3fbd391d75c4b0beb2a13b4748c3bf9a674d2a343b8747d2766c3d8e065b762a7eabfc04d8579dfd3fbd39);
-    assign rem_full[196] = ^(div_in & 620'h9657d6542768e91873f34ce9a5428770e8ea4ecc87b1d0cb6fc50fc57b819b4af3bba7f7a723aeb89657d6542768e91873f34ce9a5428770e8ea4ecc87b1d0cb6fc50fc57b819b4af3bba7f7a72);
-    assign rem_full[197] = ^(div_in & 620'h2cefbcac4fd19230e3e799935a810ee191c49d980f23a192de8a1f9af7033695f7774eef0e5759712cefbcac4fd19230e3e799935a810ee191c49d980f23a192de8a1f9af7033695f7774eef0e5);
-    assign rem_full[198] = ^(div_in & 620'h599f795c9fa32461c3ce3326b5061dc323993f301e475325bc147f25ea076d2bfeee9cde1cbeb6e2599f795c9fa32461c3ce3326b5061dc323993f301e475325bc147f25ea076d2bfeee9cde1cb);
-    assign rem_full[199] = ^(div_in & 620'hb37ef2b93f4608c3839c664d7a083a8607327a613c8eb64b7928be5bd00eda57eddd38bc796d69c5b37ef2b93f4608c3839c664d7a083a8607327a613c8eb64b7928be5bd00eda57eddd38bc796);
-    assign rem_full[200] = ^(div_in & 620'h63cb0d31823a3af0ad53e88a34b3d4b7ae3923c2b038c940ad9221b94f87b0452b01a765e6a919e563cb0d31823a3af0ad53e88a34b3d4b7ae3923c2b038c940ad9221b94f87b0452b01a765e6a);
-    assign rem_full[201] = ^(div_in & 620'hc7d60a63047435e15aa6d1546967a86f1c724785607182855b2443729f0e60ca46074fcbcd5233cbc7d60a63047435e15aa6d1546967a86f1c724785607182855b2443729f0e60ca46074fcbcd5);
-    assign rem_full[202] = ^(div_in & 620'h8fac04c608e82bc2b54ca2a8d2cf51de78f48b0ac0a3150ab64886f53e1cc1949c0a9e979ab467978fac04c608e82bc2b54ca2a8d2cf51de78f48b0ac0a3150ab64886f53e1cc1949c0a9e979ab);
-    assign rem_full[203] = ^(div_in & 620'h7cd314b993ea6d75c3caaddb9129770b5fd031d7317ef351c1032c4333bf336c03149b4ad3c1d2cb7cd314b993ea6d75c3caaddb9129770b5fd031d7317ef351c1032c4333bf336c03149b4ad3c);
-    assign rem_full[204] = ^(div_in & 620'hf9a6297726d4daeb83955bb72252ef16ffb067af62fde6a782065886677e66d8162d3695a793a597f9a6297726d4daeb83955bb72252ef16ffb067af62fde6a782065886677e66d8162d3695a79);
-    assign rem_full[205] = ^(div_in & 620'hf30c52ea4ca9f5d7072ab76e54a5de2dbf70cb5ec5bbcd4b050cb10ccafccdb02c5a6d2b0f374b2ff30c52ea4ca9f5d7072ab76e54a5de2dbf70cb5ec5bbcd4b050cb10ccafccdb02c5a6d2b0f3);
-    assign rem_full[206] = ^(div_in & 620'he618b5d09853abae0a556e9ca94bbd5b7ee192bc8b378a960a19221995f89b2058b0da565e6e925ee618b5d09853abae0a556e9ca94bbd5b7ee192bc8b378a960a19221995f89b2058b0da565e6);
-    assign rem_full[207] = ^(div_in & 620'hcc716ba530a7575c14aadd3942977ab6fdc32578162f1528153244332bf03600a161b4acbcdd20bccc716ba530a7575c14aadd3942977ab6fdc32578162f1528153244332bf03600a161b4acbcd);
-    assign rem_full[208] = ^(div_in & 620'h98e2c74e604eaeb82954ba32852ef56dfb864af02c1e3a502b64886653e16c0142c3695979aa457998e2c74e604eaeb82954ba32852ef56dfb864af02c1e3a502b64886653e16c0142c3695979a);
-    assign rem_full[209] = ^(div_in & 620'h31c58e98c19d1d7056a974651a59eadbf71c91e1583c64a056c910dca7c3d8029582d3b2f3548ef231c58e98c19d1d7056a974651a59eadbf71c91e1583c64a056c910dca7c3d8029582d3b2f35);
-    assign rem_full[210] = ^(div_in & 620'h903f4e485cc077ff6e0aa6de2f760a75d6c0823fd43195314ac03d7d4be98aff3d0af3b407ccc91b903f4e485cc077ff6e0aa6de2f760a75d6c0823fd43195314ac03d7d4be98aff3d0af3b407c);
-    assign rem_full[211] = ^(div_in & 620'h207e8c94b980efeedc154dfc4ee815ebed91007ea8633a6694807aea97d315fe7a15e7684f999636207e8c94b980efeedc154dfc4ee815ebed91007ea8633a6694807aea97d315fe7a15e7684f9);
-    assign rem_full[212] = ^(div_in & 620'h40bd19297201dfcdb82b9bf88dd42bd79b3200fd50c674cd2800f5c52ba72bfce42bcfd09f23286c40bd19297201dfcdb82b9bf88dd42bd79b3200fd50c674cd2800f5c52ba72bfce42bcfd09f2);
-    assign rem_full[213] = ^(div_in & 620'h11057c1eb8c388641e5c916f34de5cdae0a483c475bd6cab1ac196f718a7dd06f5596d15798a99c211057c1eb8c388641e5c916f34de5cdae0a483c475bd6cab1ac196f718a7dd06f5596d15798);
-    assign rem_full[214] = ^(div_in & 620'h224af839718710d83cb8229e79bcb8b5c1590388eb7ac95635832dfe354fba0dfab6db2af3153384224af839718710d83cb8229e79bcb8b5c1590388eb7ac95635832dfe354fba0dfab6db2af31);
-    assign rem_full[215] = ^(div_in & 620'h4495f072e20e21b07970453cf379706b82b20711d6b582a86a061bec6a9f745bf569b755a63a67084495f072e20e21b07970453cf379706b82b20711d6b582a86a061bec6a9f745bf569b755a63);
-    assign rem_full[216] = ^(div_in & 620'h892bf0e5c51c0370f6e08a79e6f6e0d745640a23ad6b1550d40c37d8d53ee8b7fad36fab4c74ce11892bf0e5c51c0370f6e08a79e6f6e0d745640a23ad6b1550d40c37d8d53ee8b7fad36fab4c7);
-    assign rem_full[217] = ^(div_in & 620'h1217e1cb8b3806f1edc114f3cdedc1ae8ad810475a963aa5a9182fa1aa7dd16fe5a2de5698f998231217e1cb8b3806f1edc114f3cdedc1ae8ad810475a963aa5a9182fa1aa7dd16fe5a2de5698f);
-    assign rem_full[218] = ^(div_in & 620'h242fd39317700df3db8229a78bdf825d55b0208fb52c654f52301f5350faa29fcb41bcad31f33046242fd39317700df3db8229a78bdf825d55b0208fb52c654f52301f5350faa29fcb41bcad31f);
-    assign rem_full[219] = ^(div_in & 620'h481fa7262ee01bf7b705534f17bb05baeb60411f6a18ca9aa5603eb6a5f4457f9687795a23e6648d481fa7262ee01bf7b705534f17bb05baeb60411f6a18ca9aa5603eb6a5f4457f9687795a23e);
-    assign rem_full[220] = ^(div_in & 620'hfc28eb5fc7814105c88e6f79772421e5eacb0a7a3502e50d723b472f9f81e2eac26583a418606669fc28eb5fc7814105c88e6f79772421e5eacb0a7a3502e50d723b472f9f81e2eac26583a4186);
-    assign rem_full[221] = ^(div_in & 620'hf851c6bb8e02820b911ddef2ee4842cb958614f56a45da1ae476ce4f3b03c5d584cb064870d0c8d3f851c6bb8e02820b911ddef2ee4842cb958614f56a45da1ae476ce4f3b03c5d584cb064870d);
-    assign rem_full[222] = ^(div_in & 620'hf0e39d771c050407223bbde5cc9484972b0c2debd48bb431c8ed9c9e72078bab09920c90a1a191a6f0e39d771c050407223bbde5cc9484972b0c2debd48bb431c8ed9c9e72078bab09920c90a1a);
-    assign rem_full[223] = ^(div_in & 620'h1defd1b5ff8b090b88f914f2fe0d28cbfcd355ac9c558d6ae2e07e037f8ff5fcd1459b855b3341241defd1b5ff8b090b88f914f2fe0d28cbfcd355ac9c558d6ae2e07e037f8ff5fcd1459b855b3);
-    assign rem_full[224] = ^(div_in & 620'h3bdfa36fff16120715f229a5ec1e5097b9a6af5938eb0ad5c5c0fc16ff1eebb9a28b360ab66682493bdfa36fff16120715f229a5ec1e5097b9a6af5938eb0ad5c5c0fc16ff1eebb9a28b360ab66);
-    assign rem_full[225] = ^(div_in & 620'h77ff46dbfe2c240e2fe4534bc838a12f335d5ab3719615ab8b81f83dfe3cd73355126c152ccd009377ff46dbfe2c240e2fe4534bc838a12f335d5ab3719615ab8b81f83dfe3cd73355126c152cc);
-    assign rem_full[226] = ^(div_in & 620'heffe8db7fc58081c5fc8a6d79071425e66aab167e36c2b531703b07bf878ae26aa24d82a598a0526effe8db7fc58081c5fc8a6d79071425e66aab167e36c2b531703b07bf878ae26aa24d82a598);
-    assign rem_full[227] = ^(div_in & 620'hdfbd1b6bf8b01028bb914def20e684bc8d5562cfc69856a22e0760e7f0f05c4d544db054b3040e4ddfbd1b6bf8b01028bb914def20e684bc8d5562cfc69856a22e0760e7f0f05c4d544db054b30);
-    assign rem_full[228] = ^(div_in & 620'hbf3a36d7f160604173239bde51c908795abac19e8d70bd405c0ec1cfe5e0b89ab89b60a92618189abf3a36d7f160604173239bde51c908795abac19e8d70bd405c0ec1cfe5e0b89ab89b60a9261);
-    assign rem_full[229] = ^(div_in & 620'h7e347dafe3c08082e64737bcb39210f2f565873d1aa17a84b91d839fcfc071756132c1520c3031347e347dafe3c08082e64737bcb39210f2f565873d1aa17a84b91d839fcfc071756132c1520c3);
-    assign rem_full[230] = ^(div_in & 620'hb34ea629b4a994a6444abb8cfe3f96491fd861ff9d34f7d281ff6f39d7c23fc22d577014105a312eb34ea629b4a994a6444abb8cfe3f96491fd861ff9d34f7d281ff6f39d7c23fc22d577014105);
-    assign rem_full[231] = ^(div_in & 620'h669d4c536953294c88947719fc7b2c927fb0c7ff3a29efa503fe9e73ab857fc44aaae12820b4625d669d4c536953294c88947719fc7b2c927fb0c7ff3a29efa503fe9e73ab857fc44aaae12820b);
-    assign rem_full[232] = ^(div_in & 620'hcd3a98a2d3a652891529ee73f8f25824ff718bfe7413cf4e06fd7cf7530affc89555c3500178c0bacd3a98a2d3a652891529ee73f8f25824ff718bfe7413cf4e06fd7cf7530affc89555c350017);
-    assign rem_full[233] = ^(div_in & 620'h297b976c13e571a46e18676b1fdf2700a13b72037513694e8d05d6d771d7c05307f8f6b412abb45a297b976c13e571a46e18676b1fdf2700a13b72037513694e8d05d6d771d7c05307f8f6b412a);
-    assign rem_full[234] = ^(div_in & 620'h52f73ed826caa358d831ced63fba4e010276e007ea66d29d1a0bedbee7af80e60ff5ed68654768b452f73ed826caa358d831ced63fba4e010276e007ea66d29d1a0bedbee7af80e60ff5ed68654);
-    assign rem_full[235] = ^(div_in & 620'ha5ae7db04d9546a1b0629dec6f709c0244fdc00fd4cda53e3417db7dcf5e01cc1febdbd08a8ed169a5ae7db04d9546a1b0629dec6f709c0244fdc00fd4cda53e3417db7dcf5e01cc1febdbd08a8);
-    assign rem_full[236] = ^(div_in & 620'h4b1ceb609b2a8d4364c43b98cee1390489fb841fa9db4a7c682ff6fb9ebc03d82fd7b7a1550da2d24b1ceb609b2a8d4364c43b98cee1390489fb841fa9db4a7c682ff6fb9ebc03d82fd7b7a1550);
-    assign rem_full[237] = ^(div_in & 620'h9679d6c536551a96c98977719dc6720913f70c3f53b694f8d05fede7397807f04fab6e42aa0b45a59679d6c536551a96c98977719dc6720913f70c3f53b694f8d05fede7397807f04fab6e42aa0);
-    assign rem_full[238] = ^(div_in & 620'h2cf3ad8a6daa752d9312eee33b8ce51267fe187fa76d39f5a0bfdbce76f00fe08f56dc8514168f4b2cf3ad8a6daa752d9312eee33b8ce51267fe187fa76d39f5a0bfdbce76f00fe08f56dc85141);
-    assign rem_full[239] = ^(div_in & 620'h59a75b14da54ea5b2225ddc6771dcb248fec30ff4e9a73eb407fb79ce9e11fc11ea9b80a282d1a9759a75b14da54ea5b2225ddc6771dcb248fec30ff4e9a73eb407fb79ce9e11fc11ea9b80a282);
-    assign rem_full[240] = ^(div_in & 620'h8214162d09031ebc8712e22682462a49b0c7ae2329935d1134c0b72cb37feeddc0fa7a83f77fc6fd8214162d09031ebc8712e22682462a49b0c7ae2329935d1134c0b72cb37feeddc0fa7a83f77);
-    assign rem_full[241] = ^(div_in & 620'h04682c5a12067d690e25c44d14885593618f58475366ba2269816e5962feddfb91f4f507aeef8dfa04682c5a12067d690e25c44d14885593618f58475366ba2269816e5962feddfb91f4f507aee);
-    assign rem_full[242] = ^(div_in & 620'h089058b0250cbac21c4a88da2910ab26831eb08fa6cd7444d3029ca2c5fcbbb733edeb0f5dcf1ff4089058b0250cbac21c4a88da2910ab26831eb08fa6cd7444d3029ca2c5fcbbb733edeb0f5dc);
-    assign rem_full[243] = ^(div_in & 620'h9334a74d421a2b38bb86f3d2c0677c04b6eacf3c6449a59892c58e69388699f3b721ac9d0ce1fd159334a74d421a2b38bb86f3d2c0677c04b6eacf3c6449a59892c58e69388699f3b721ac9d0ce);
-    assign rem_full[244] = ^(div_in & 620'h26295e9a84341671730ce7a590caf8092dc59e78c8934b35248b1cd2710d33a77e43593a19d3fe2b26295e9a84341671730ce7a590caf8092dc59e78c8934b35248b1cd2710d33a77e43593a19d);
-    assign rem_full[245] = ^(div_in & 620'h4c12ad3108682cf2e618cf0b3191f1125b8b3cf19166966a491639b4e61b674eec86b37433b7fc574c12ad3108682cf2e618cf0b3191f1125b8b3cf19166966a491639b4e61b674eec86b37433b);
-    assign rem_full[246] = ^(div_in & 620'h98254a6210d019e5c8319e166327e224b70679e2228d3cd0932c3379c837ceddd90d67e8277ffcaf98254a6210d019e5c8319e166327e224b70679e2228d3cd0932c3379c837ceddd90d67e8277);
-    assign rem_full[247] = ^(div_in & 620'h304a84c421a073db90623c6cd64bc5492e1cf7c4451a69a1265826e3946f9dfbb21ecfd04eeff95f304a84c421a073db90623c6cd64bc5492e1cf7c4451a69a1265826e3946f9dfbb21ecfd04ee);
-    assign rem_full[248] = ^(div_in & 620'h609509884240e7a720c47899ac938a925c39eb888a74d3464db00dc72cdf3bb7743d9ea0dddff2bf609509884240e7a720c47899ac938a925c39eb888a74d3464db00dc72cdf3bb7743d9ea0ddd);
-    assign rem_full[249] = ^(div_in & 620'hc12a031484818f5e4189f13349231524f863d71114e9a6889a605b9e59bf776ee87f3d41fbbfe17ec12a031484818f5e4189f13349231524f863d71114e9a6889a605b9e59bf776ee87f3d41fbb);
-    assign rem_full[250] = ^(div_in & 620'h5b354103b633eea8970b0a257ec57e494920d3a2316905bc7134c6bc51bebb0967e63573b473a7135b354103b633eea8970b0a257ec57e494920d3a2316905bc7134c6bc51bebb0967e63573b47);
-    assign rem_full[251] = ^(div_in & 620'hb66a82036c67dd512a17140aed8efd92d241a74562d21b7ce2698d68a37d7612dfc86ae768e74a27b66a82036c67dd512a17140aed8efd92d241a74562d21b7ce2698d68a37d7612dfc86ae768e);
-    assign rem_full[252] = ^(div_in & 620'h6cd51402d8cffab2502e2815db1dfa25e4934a8ac5a426f9c4d35ad146faec25bf94d4ce91ce904e6cd51402d8cffab2502e2815db1dfa25e4934a8ac5a426f9c4d35ad146faec25bf94d4ce91c);
-    assign rem_full[253] = ^(div_in & 620'h829f690207ac5bdc33565a0ec8fe8a02801642b7ba61584bf892730ed84b634218cf9ceed7ee878e829f690207ac5bdc33565a0ec8fe8a02801642b7ba61584bf892730ed84b634218cf9ceed7e);
-    assign rem_full[254] = ^(div_in & 620'h057ed2040e58f7b862acb41d91f91505002c816e74c2a097f124e61db096c6c4219f38ddefdd0f1c057ed2040e58f7b862acb41d91f91505002c816e74c2a097f124e61db096c6c4219f38ddefd);
-    assign rem_full[255] = ^(div_in & 620'h0afda4081db1af70c558687b23f62b0a404906dde985412fe3498c3b612d8dc8433e71bb9faa1e380afda4081db1af70c558687b23f62b0a404906dde985412fe3498c3b612d8dc8433e71bb9fa);
-    assign rem_full[256] = ^(div_in & 620'h15bb58103b631ee18ab0d0b657ec571480920dbad30a925bc7935866c65b1b90967ce3773f44387115bb58103b631ee18ab0d0b657ec571480920dbad30a925bc7935866c65b1b90967ce3773f4);
-    assign rem_full[257] = ^(div_in & 620'h2b76a02076c67dd31161a16cafd8af2901241b74a61524b78e26b0dd88b737612cfdc6ee7e8874e22b76a02076c67dd31161a16cafd8af2901241b74a61524b78e26b0dd88b737612cfdc6ee7e8);
-    assign rem_full[258] = ^(div_in & 620'h56ed5040ed8cfba626c242995fb15f52424836e84c6a496f1c4d21ab156f6ec259fb8ddcfd10e9c456ed5040ed8cfba626c242995fb15f52424836e84c6a496f1c4d21ab156f6ec259fb8ddcfd1);
-    assign rem_full[259] = ^(div_in & 620'had9aa081db19f75c49858532bf62bfa4849069d1989482de389a43562adfdd84b3f31ab9fa31d389ad9aa081db19f75c49858532bf62bfa4849069d1989482de389a43562adfdd84b3f31ab9fa3);
-    assign rem_full[260] = ^(div_in & 620'h6feb2a7aed561c8a45fe6bec27f9c66f838936c6b8f6a69afffbc5253638ffcad6b943655cff210e6feb2a7aed561c8a45fe6bec27f9c66f838936c6b8f6a69afffbc5253638ffcad6b943655cf);
-    assign rem_full[261] = ^(div_in & 620'hdfd654f1daac39048ffdd7d85ff78ddf4702698c71ed5d35fef78a4a6c71ff95bd7686caf9fe461ddfd654f1daac39048ffdd7d85ff78ddf4702698c71ed5d35fef78a4a6c71ff95bd7686caf9f);
-    assign rem_full[262] = ^(div_in & 620'hbfacb9e7b45872191bfaafb0bfeb1abe8e04d319e3daaa6bfdef1494dce2ff2b6ae90c95f3ec8c3abfacb9e7b45872191bfaafb0bfeb1abe8e04d319e3daaa6bfdef1494dce2ff2b6ae90c95f3e);
-    assign rem_full[263] = ^(div_in & 620'h10f259b585e6b8b8760b34cd582ff312df8090f57f43e24d0525ec0c8bfc01dc136f5a4efb363d7a10f259b585e6b8b8760b34cd582ff312df8090f57f43e24d0525ec0c8bfc01dc136f5a4efb3);
-    assign rem_full[264] = ^(div_in & 620'h21a4a36b0bcd7170e817699ab05fe725bf0125ebfec7d49a0b4bd81917f803f826dab59db67c7ef421a4a36b0bcd7170e817699ab05fe725bf0125ebfec7d49a0b4bd81917f803f826dab59db67);
-    assign rem_full[265] = ^(div_in & 620'h434956d2179aa2e1d02fd37560bfce4b7e124bd6fdcfb9341797f0222bf107f05db56a3b2ce8f9e8434956d2179aa2e1d02fd37560bfce4b7e124bd6fdcfb9341797f0222bf107f05db56a3b2ce);
-    assign rem_full[266] = ^(div_in & 620'h86d2bda42e3545c3a45fa6aac17f9c96fc3493acfb9f62682f2fa05453e30fe0ab6ad47659c1f3d086d2bda42e3545c3a45fa6aac17f9c96fc3493acfb9f62682f2fa05453e30fe0ab6ad47659c);
-    assign rem_full[267] = ^(div_in & 620'h0de56b4c5d6acb9748bf4d5582ff382df8792758f73ed4d05f5f40a8a7c71fc156d5a8ecb393e7a10de56b4c5d6acb9748bf4d5582ff382df8792758f73ed4d05f5f40a8a7c71fc156d5a8ecb39);
-    assign rem_full[268] = ^(div_in & 620'h1bcac69cbbd5972e917f9aeb05fe715bf0e24eb1ee3da9a4bfbec1414f8e3fc2bdaf50d96737cb431bcac69cbbd5972e917f9aeb05fe715bf0e24eb1ee3da9a4bfbec1414f8e3fc2bdaf50d9673);
-    assign rem_full[269] = ^(div_in & 620'h37d59d3d76ab2e4d22ff35d61bfce3b7e1c49963dc7b534d7f7dc2929b1c7fc56b5ea1b28e7f928737d59d3d76ab2e4d22ff35d61bfce3b7e1c49963dc7b534d7f7dc2929b1c7fc56b5ea1b28e7);
-    assign rem_full[270] = ^(div_in & 620'h8b167aa2ff16d4f2c6b1723798090d3c9fe93b969941bf0bbce00fe3cf2e0e1334fbc1b1c4a020eb8b167aa2ff16d4f2c6b1723798090d3c9fe93b969941bf0bbce00fe3cf2e0e1334fbc1b1c4a);
-    assign rem_full[271] = ^(div_in & 620'h162cf545fe2da9f58963e42f30161b793fd2732c32836e1778c05fd79a5c1c2669f78363894041d6162cf545fe2da9f58963e42f30161b793fd2732c32836e1778c05fd79a5c1c2669f78363894);
-    assign rem_full[272] = ^(div_in & 620'h2c19ea8bfd5b53eb12c6c85e702c37f27fa4e6586506dc2af180ffbf34b8380cc3eb07c7529083ad2c19ea8bfd5b53eb12c6c85e702c37f27fa4e6586506dc2af180ffbf34b8380cc3eb07c7529);
-    assign rem_full[273] = ^(div_in & 620'hd325afb505a03324e73de2cb685162d860b0f327530c075e5fe1f09da65e7e0aa329cf3f618123b1d325afb505a03324e73de2cb685162d860b0f327530c075e5fe1f09da65e7e0aa329cf3f618);
-    assign rem_full[274] = ^(div_in & 620'ha60b5f6a0b406659ca7ac5d6d0a2c4b0c171e64ea6580ebcbec3a13b4cbcfc1546539f7ec3124363a60b5f6a0b406659ca7ac5d6d0a2c4b0c171e64ea6580ebcbec3a13b4cbcfc1546539f7ec31);
-    assign rem_full[275] = ^(div_in & 620'h4c56bed417808ca394f58badb1418861c2f3c89c4cf00d797d8702769d79f86a9ca73efd862482c74c56bed417808ca394f58badb1418861c2f3c89c4cf00d797d8702769d79f86a9ca73efd862);
-    assign rem_full[276] = ^(div_in & 620'h98ad6da82f0159472deb171b728310c3c5f7913999a01af2fb0e04fd3ef2f0d5394e7cfb0c49018e98ad6da82f0159472deb171b728310c3c5f7913999a01af2fb0e04fd3ef2f0d5394e7cfb0c4);
-    assign rem_full[277] = ^(div_in & 620'h315acb545f02f29e5bd62e76f50221878bff2672330035e1f71c09fa79e5e1ea629cf8f61892071d315acb545f02f29e5bd62e76f50221878bff2672330035e1f71c09fa79e5e1ea629cf8f6189);
-    assign rem_full[278] = ^(div_in & 620'h62f596a8bf05a53cb3ac5cadea00430f17fe4ce566406bc3ef3813f4f3cbc394c53df0ec71240a3a62f596a8bf05a53cb3ac5cadea00430f17fe4ce566406bc3ef3813f4f3cbc394c53df0ec712);
-    assign rem_full[279] = ^(div_in & 620'hc5ab3d517f0b4a796358b91bc404861e6ffc9dcbcc80d787de7027f9e79787299a7fe0d8e2581075c5ab3d517f0b4a796358b91bc404861e6ffc9dcbcc80d787de7027f9e79787299a7fe0d8e25);
-    assign rem_full[280] = ^(div_in & 620'hd6e6ecbdb033c3a7a2529d5539c7c8e91334a7b36ca5bf12d3c040b7ee9f53a1da2d24d4fe145988d6e6ecbdb033c3a7a2529d5539c7c8e91334a7b36ca5bf12d3c040b7ee9f53a1da2d24d4fe1);
-    assign rem_full[281] = ^(div_in & 620'hadcdc97b6067c74f40a53aaa638f91d226694b67d90b7e21a780c16fd93ea743a45e49a9fc38b710adcdc97b6067c74f40a53aaa638f91d226694b67d90b7e21a780c16fd93ea743a45e49a9fc3);
-    assign rem_full[282] = ^(div_in & 620'h5b9b92f2c1cfce9e854b7514c71b23a44cc296ceb216fc474f01c2dfb27d4e8748bc9353b8716a215b9b92f2c1cfce9e854b7514c71b23a44cc296ceb216fc474f01c2dfb27d4e8748bc9353b87);
-    assign rem_full[283] = ^(div_in & 620'h6191c95833ac5e8aacc4773ca7f18fa1caa18a2f08c8479c4dc385088e65ceaf4b5402738ef689cb6191c95833ac5e8aacc4773ca7f18fa1caa18a2f08c8479c4dc385088e65ceaf4b5402738ef);
-    assign rem_full[284] = ^(div_in & 620'hc36392b06658fd055d89ee795fe71f439543105e11909f3c9b870a011cca9d5e86a804e75dfd1396c36392b06658fd055d89ee795fe71f439543105e11909f3c9b870a011cca9d5e86a804e75df);
-    assign rem_full[285] = ^(div_in & 620'h86873564cdb1ba1abf12dcf2afce3e876a9624bd23612e79360e14023d943abd0d5009cebbfa232c86873564cdb1ba1abf12dcf2afce3e876a9624bd23612e79360e14023d943abd0d5009cebbf);
-    assign rem_full[286] = ^(div_in & 620'h0d4e6ac99b6334357a25b9e55f9c7c0e953c497b46c25cf26d1c28047f29753a1aa0129d77e446580d4e6ac99b6334357a25b9e55f9c7c0e953c497b46c25cf26d1c28047f29753a1aa0129d77e);
-    assign rem_full[287] = ^(div_in & 620'h1adcd59736c6687af44a738aaf38f91d2a6896f68d84b9e0da381018fe53ea743544243aafc888b11adcd59736c6687af44a738aaf38f91d2a6896f68d84b9e0da381018fe53ea743544243aafc);
-    assign rem_full[288] = ^(div_in & 620'h35b9bb2e6c8cd0e5e894e7554e71f23a54c129ec1b0963c5b4702021f8a7d4e87a8849751f81156235b9bb2e6c8cd0e5e894e7554e71f23a54c129ec1b0963c5b4702021f8a7d4e87a8849751f8);
-    assign rem_full[289] = ^(div_in & 620'h6b73765cd819e1dbd129ceaa9ce3e474a99253d93652d78b69e00053f54fa9d0e51492ea7f022ec46b73765cd819e1dbd129ceaa9ce3e474a99253d93652d78b69e00053f54fa9d0e51492ea7f0);
-    assign rem_full[290] = ^(div_in & 620'h6114b24b50e044b785c7ee4d49112563bee3b329f9c0f41a964cb47abd2aeb47a30c7f399dbe0c316114b24b50e044b785c7ee4d49112563bee3b329f9c0f41a964cb47abd2aeb47a30c7f399db);
-    assign rem_full[291] = ^(div_in & 620'hc2696492a1c0c96f0b8fdcda92224bc77dc76653f381f8352c9928e57a54d68f4618ff737b6c1c62c2696492a1c0c96f0b8fdcda92224bc77dc76653f381f8352c9928e57a54d68f4618ff737b6);
-    assign rem_full[292] = ^(div_in & 620'h84d2c9254381d2de171eb9f52440978ebb8ec8a7e703f06a593211caf4a8ad5e9c35ffe6f6c838c484d2c9254381d2de171eb9f52440978ebb8ec8a7e703f06a593211caf4a8ad5e9c35ffe6f6c);
-    assign rem_full[293] = ^(div_in & 620'h68f12005d6e3e10baffb9de711900a7ec9fe266637c704ca252897ef547ab1fa8b6780f4703e7db868f12005d6e3e10baffb9de711900a7ec9fe266637c704ca252897ef547ab1fa8b6780f4703);
-    assign rem_full[294] = ^(div_in & 620'hd1a2500badc782175ff73b8e332414fd93fc4ccc6fce09904a512fdea8f463b516cf01e8e07cfb70d1a2500badc782175ff73b8e332414fd93fc4ccc6fce09904a512fdea8f463b516cf01e8e07);
-    assign rem_full[295] = ^(div_in & 620'ha304a0135a8f042ebfee775c664829fb27f89d99dfdc032094a25fad55e9c76a3d9a03d1c0e9f2e1a304a0135a8f042ebfee775c664829fb27f89d99dfdc032094a25fad55e9c76a3d9a03d1c0e);
-    assign rem_full[296] = ^(div_in & 620'h46094026b51e084d7bdceef8dc9052f60fe13b32bfb806412944ff4aabd28e947b3007a381d3e1c346094026b51e084d7bdceef8dc9052f60fe13b32bfb806412944ff4aabd28e947b3007a381d);
-    assign rem_full[297] = ^(div_in & 620'h8c1290496a3c109af3b8ddf1a920a4ec5fd276657f301c825289be8557a51d68f6600f4703b7c3868c1290496a3c109af3b8ddf1a920a4ec5fd276657f301c825289be8557a51d68f6600f4703b);
-    assign rem_full[298] = ^(div_in & 620'h18652092d4782125e371bba3524549d8ffb4eccafe603904a5133d1aaf4a3ad1ecc01f8e476f830c18652092d4782125e371bba3524549d8ffb4eccafe603904a5133d1aaf4a3ad1ecc01f8e476);
-    assign rem_full[299] = ^(div_in & 620'h308a5125a8f0025bc2e37706a48a92b1ff79d994fcc0720d4b267a355e9575a3d9843f1ccedf0618308a5125a8f0025bc2e37706a48a92b1ff79d994fcc0720d4b267a355e9575a3d9843f1cced);
-
-    // Divider over the first 2 lanes of beat 16, the last message symbols.
+    assign rem_full[0] = ^(loop_in & 600'h81f760f58c0d9a53d5589b0f48a94e59eb8e8f50284a703999e381ca2fa0b55df421c43f3cd000000000000000000000000000000000000000000000000000000000000000000000000001);
+    assign rem_full[1] = ^(loop_in & 600'h03aec1ef191b74b7aeb0361e91569db3d71d1ea15094f07732c703945f416abbf843897e79a000000000000000000000000000000000000000000000000000000000000000000000000002);
+    assign rem_full[2] = ^(loop_in & 600'h075d83da3336e97f59616c3d22ad3a67ae2a3943a129f0ee658e0728be83d537e08713fcb35000000000000000000000000000000000000000000000000000000000000000000000000004);
+    assign rem_full[3] = ^(loop_in & 600'h8f0c6741eb6008bd679a43351df33a96b7dafdd66a5991e153ffcf8b56a71f72352be3c65a7000000000000000000000000000000000000000000000000000000000000000000000000008);
+    assign rem_full[4] = ^(loop_in & 600'h1e18de83d6c0116acf35866a3be2752d6fa5fbadd4b323c2a6ff9f06a94e3ee47a53c78cf4f000000000000000000000000000000000000000000000000000000000000000000000000010);
+    assign rem_full[5] = ^(loop_in & 600'h3c31bd07ac8062d59e6a0cd477c4ea5adf5bf75aa96657814cff3e0d529d7d88e4a38e19e9e000000000000000000000000000000000000000000000000000000000000000000000000020);
+    assign rem_full[6] = ^(loop_in & 600'h78237a0f5800c5ab3cd519a8ff89d4b5beb7eab5528caf0299fe3c1aa13afb51d9431c33d3c000000000000000000000000000000000000000000000000000000000000000000000000040);
+    assign rem_full[7] = ^(loop_in & 600'hf006e41eb1018b4679ab3351ef17a96b3d7fd16aa5194e0533fc78354674f6a3b2863867e79000000000000000000000000000000000000000000000000000000000000000000000000080);
+    assign rem_full[8] = ^(loop_in & 600'he04dd83d6303569cf75666e3de2b53d67aefa2d44a329c0e66f8f07a88e8ed47750871cfcf3000000000000000000000000000000000000000000000000000000000000000000000000100);
+    assign rem_full[9] = ^(loop_in & 600'hc0dbb07ac606ed29eaaccd87ac56a7acf5cf45a89425381cccf1e0e515d0da8efa10e29f9e6000000000000000000000000000000000000000000000000000000000000000000000000200);
+    assign rem_full[10] = ^(loop_in & 600'h2b15e44620f860a0283c7b99b7ca846caff2587d9bc8e8b30f2f3027523702c2fe04f96079c000000000000000000000000000000000000000000000000000000000000000000000000400);
+    assign rem_full[11] = ^(loop_in & 600'h566bd88841f0c1505079f7736f9108d91fe4b4fb3791d1621e5e605ea46e0585fc0df2c0b38000000000000000000000000000000000000000000000000000000000000000000000000800);
+    assign rem_full[12] = ^(loop_in & 600'hac97a11482e1c2b0a4f2eea6cf2210b23fd96df66f63b2c03cbc80ad4cdd0b4bf81fe481671000000000000000000000000000000000000000000000000000000000000000000000001000);
+    assign rem_full[13] = ^(loop_in & 600'h727aa66b243be5c161d8a6d4398ea508d0508790450f9d337656716dcf8c14150e3f3162f7f000000000000000000000000000000000000000000000000000000000000000000000002000);
+    assign rem_full[14] = ^(loop_in & 600'he4b55cd24877cb82c3b04de8631d4a11a0b10b218a5f2a62ecaca2cb9f18282a0c7a63c5afe000000000000000000000000000000000000000000000000000000000000000000000004000);
+    assign rem_full[15] = ^(loop_in & 600'hc96aa9a091efd70583619bd0c63e94234172124314fe44c5d85945873a31501418f0c78b1fc000000000000000000000000000000000000000000000000000000000000000000000008000);
+    assign rem_full[16] = ^(loop_in & 600'h9295534522dfae0b02c337a19c7d2846c2f4248729bc898bb0b2cb0e7463a02821e18f163f9000000000000000000000000000000000000000000000000000000000000000000000010000);
+    assign rem_full[17] = ^(loop_in & 600'h256ab68a44bf1c1605876f4338fa508d85f8490f537913176165d60ce8c6405053c31f2c3f3000000000000000000000000000000000000000000000000000000000000000000000020000);
+    assign rem_full[18] = ^(loop_in & 600'h4ad57d10887e382c0b0fdec661f0a11b0bf0961fa6f2362ec3cbec09d58d80a0b7823e583e7000000000000000000000000000000000000000000000000000000000000000000000040000);
+    assign rem_full[19] = ^(loop_in & 600'h95aafa2110fc3058161ebdccd3e5423657f12c3e4de47c5987979813ab1b01417f007cb03ce000000000000000000000000000000000000000000000000000000000000000000000080000);
+    assign rem_full[20] = ^(loop_in & 600'h78455848861b4b184fc909a7fdbf3feb86b76c2a357bb9c197fc289e1f4b072fc88bcf28bcb000000000000000000000000000000000000000000000000000000000000000000000100000);
+    assign rem_full[21] = ^(loop_in & 600'hf08ab0950d36d6209f93134feb7a7ed70d6ed8546af773872ff8513c3a970e5f81179e51397000000000000000000000000000000000000000000000000000000000000000000000200000);
+    assign rem_full[22] = ^(loop_in & 600'he155612e1b6dac413f2726dfd6f0fcae1addb0a9d5aee70a5ef0e268712e1cbf022f3ca272e000000000000000000000000000000000000000000000000000000000000000000000400000);
+    assign rem_full[23] = ^(loop_in & 600'hbaef8a10b1c0139a31874418405ac6b7f30c0d789e6677d12b1dec5efd163e11dcd1b76c597000000000000000000000000000000000000000000000000000000000000000000000800000);
+    assign rem_full[24] = ^(loop_in & 600'h75df142162806724630f883090b58c6fa6181ef03cccefa6563bd8adfa2d7c23b9a36fd8b2f000000000000000000000000000000000000000000000000000000000000000000001000000);
+    assign rem_full[25] = ^(loop_in & 600'hebfe2842c400ce58c21e1061316f19df4c3039e17999df4cac77f14bf05af8077346deb165e000000000000000000000000000000000000000000000000000000000000000000002000000);
+    assign rem_full[26] = ^(loop_in & 600'hd7bc508588019cb1843c208272da33be986077c2f373be9d59efe287e0b4f04ef689bc628bc000000000000000000000000000000000000000000000000000000000000000000004000000);
+    assign rem_full[27] = ^(loop_in & 600'haf38a10b1003796308794104f5b4677d70d0ef85e6a77d3ab2df851fc169e0ddfd1379c5179000000000000000000000000000000000000000000000000000000000000000000008000000);
+    assign rem_full[28] = ^(loop_in & 600'h5e3152122106f2c610f28249fb6ccffae1a1db0acd4eea7165bf0a2f86d2c1fbfa22f38a2f2000000000000000000000000000000000000000000000000000000000000000000010000000);
+    assign rem_full[29] = ^(loop_in & 600'hbc22a424430da58c25e404d3f6dd9ff5c353b6159a9dd4e2cb7e144f0da583b7e445e7145e5000000000000000000000000000000000000000000000000000000000000000000020000000);
+    assign rem_full[30] = ^(loop_in & 600'h6f55b6c089c632c0a75cac6662a9eafd28b8537e6622691d10b2acfbf518bff99b40cdd9dd7000000000000000000000000000000000000000000000000000000000000000000040000000);
+    assign rem_full[31] = ^(loop_in & 600'hdeeb6d81128c65814ab858ccc553d4fa1170a2fccc04c23a206559e7ea307fb336859bb3baf000000000000000000000000000000000000000000000000000000000000000000080000000);
+    assign rem_full[32] = ^(loop_in & 600'hbdd6cb062418cb129171b1999aa7a8f462f141f89849947441caf3dfd061ff667d0b366735e000000000000000000000000000000000000000000000000000000000000000000100000000);
+    assign rem_full[33] = ^(loop_in & 600'h14f820ccc1f7a4e581becf5547e6bb15ed5ad08e56f141f192274b5455da41757156a117b6b000000000000000000000000000000000000000000000000000000000000000000200000000);
+    assign rem_full[34] = ^(loop_in & 600'h29b0519982ef09cb037d9eaa9fc9772bdaa5a11dada283e7244ed6b8afb482eae2ad432f6d7000000000000000000000000000000000000000000000000000000000000000000400000000);
+    assign rem_full[35] = ^(loop_in & 600'h5360a33704de139606fa3d553f96ef57f54b423b5b0517ca489dad615f6805d5c55a865edae000000000000000000000000000000000000000000000000000000000000000000800000000);
+    assign rem_full[36] = ^(loop_in & 600'ha6c1566e08bc672c09f57aea6f29deafea868477b64a2f90913b1ac2bed10beb9ab50cbdb5d000000000000000000000000000000000000000000000000000000000000000001000000000);
+    assign rem_full[37] = ^(loop_in & 600'h4dc2bcd81178ce5817ebf594ce57bd5f951d08ef6cd44f21227675957da317d7356a197b2ba000000000000000000000000000000000000000000000000000000000000000002000000000);
+    assign rem_full[38] = ^(loop_in & 600'h9bc569b022f19cb02bd7eb299cab7abf6a2a15dfd9a89e4644ecab3aff462fee6ad033f6575000000000000000000000000000000000000000000000000000000000000000004000000000);
+    assign rem_full[39] = ^(loop_in & 600'h378ad36044e3396053aed6133956f57e94542bbfb3113c8c88d95675fa8c5fdcc5a066eceeb000000000000000000000000000000000000000000000000000000000000000008000000000);
+    assign rem_full[40] = ^(loop_in & 600'hdb686ea52ceec22a598efb658403a5396949efc5403f35f2d94591cb52b38dba27f45e76c61000000000000000000000000000000000000000000000000000000000000000010000000000);
+    assign rem_full[41] = ^(loop_in & 600'hb690cd4e59ddc444b31df68b18034a72d283df8a803e7be5b38b6396a1671b345fecbded8c2000000000000000000000000000000000000000000000000000000000000000020000000000);
+    assign rem_full[42] = ^(loop_in & 600'h6d619a9cb3bb8899663aed56200695e5a507bf15007ce7cf6616873d42cf3668afdd7bdb184000000000000000000000000000000000000000000000000000000000000000040000000000);
+    assign rem_full[43] = ^(loop_in & 600'h01ab5b9c4a99d30895fb21c9c40a8ff2635691ef4086fa6815689fa1d72de12b784ea8c0f68000000000000000000000000000000000000000000000000000000000000000080000000000);
+    assign rem_full[44] = ^(loop_in & 600'h0356a7389433a6012bf643d398111ee4c6ad27df810df4d42bd13f43ae5ac216e09d5181ed1000000000000000000000000000000000000000000000000000000000000000100000000000);
+    assign rem_full[45] = ^(loop_in & 600'h06ed4e7529674c1253ec87e720223dc9cd4a4fbe021bf9ac56a23e8758b5846dd13ea2039a3000000000000000000000000000000000000000000000000000000000000000200000000000);
+    assign rem_full[46] = ^(loop_in & 600'h0d9a8cea52ced824a7d80f8e50407a939a949f7c0437f35cad447d1eb56b08dba27d4507746000000000000000000000000000000000000000000000000000000000000000400000000000);
+    assign rem_full[47] = ^(loop_in & 600'h1b7509d4a59df0494bb11f5cb080f42735293ef8082fe6bd5b88ba3d6ad611b744fe8b0ee8c000000000000000000000000000000000000000000000000000000000000000800000000000);
+    assign rem_full[48] = ^(loop_in & 600'h36ea13a94b3ba08297633ef96101e94e6a5279f1101fcd7eb611747ad5ac236e89fd171d918000000000000000000000000000000000000000000000000000000000000001000000000000);
+    assign rem_full[49] = ^(loop_in & 600'h6d943752967741152ec77db2c203d29c94a4f7e2203f9af96c22e8e5ab5946dd13fa2f3b630000000000000000000000000000000000000000000000000000000000000002000000000000);
+    assign rem_full[50] = ^(loop_in & 600'h8e6ed478dc9162de85caf968d93a68f168698f45ea0ebe983d7b989c0d76e4480a1795d7dfd000000000000000000000000000000000000000000000000000000000000004000000000000);
+    assign rem_full[51] = ^(loop_in & 600'h1cdda8f5b92285ad0f94f291a270d1e290c31e8ad45d6d307bf771281eedc8d0042b2aafbfb000000000000000000000000000000000000000000000000000000000000008000000000000);
+    assign rem_full[52] = ^(loop_in & 600'h39bb41eb72450b4a1f28e56344e5a2c561963d15a8fada60f6eea25039da91e00852555f3f7000000000000000000000000000000000000000000000000000000000000010000000000000);
+    assign rem_full[53] = ^(loop_in & 600'hfd1857aa391b344abf9b33ee50f12c7beb55f16ebbfb1a5dd0a6dc3c7ac2c7c81ab73f69a13000000000000000000000000000000000000000000000000000000000000020000000000000);
+    assign rem_full[54] = ^(loop_in & 600'hfa30bf50733668857b3767dca1e659f7d6abe6dd77b634bba04df868f1858f90256a7ed3427000000000000000000000000000000000000000000000000000000000000040000000000000);
+    assign rem_full[55] = ^(loop_in & 600'hf4617ea0e66c911af66ecff943c8b3efad47cdbaef6c7977419bf0c1e30b1f204ad0fca684f000000000000000000000000000000000000000000000000000000000000080000000000000);
+    assign rem_full[56] = ^(loop_in & 600'he8c2ed45cdd92225e8dc9fb2879166df1a8f9b74de98e2ea8337a183c2173e4085a1f94d49f000000000000000000000000000000000000000000000000000000000000100000000000000);
+    assign rem_full[57] = ^(loop_in & 600'hd1c5da8f9bb2045bd1b93f251f26cdbe350f32e8bd71d5d1076f4317802e7c810b43f29ad3f000000000000000000000000000000000000000000000000000000000000200000000000000);
+    assign rem_full[58] = ^(loop_in & 600'ha38bb51f376448b7a3727e4a3e4d9a7c6a1e61d17aa3aba60fdec62f005df9020687e535e7f000000000000000000000000000000000000000000000000000000000000400000000000000);
+    assign rem_full[59] = ^(loop_in & 600'h47176a3e6ec8916f42e5fc946c9f34f8943cc7a2f507574c1ebdcc4e04bbf2040d0bca6bcfe000000000000000000000000000000000000000000000000000000000000800000000000000);
+    assign rem_full[60] = ^(loop_in & 600'h3aa68387c986e044febd386ba10a8bf84db398f812b010cc7781f1fff4319575aa769b4063e000000000000000000000000000000000000000000000000000000000001000000000000000);
+    assign rem_full[61] = ^(loop_in & 600'h750d170b930dc089fd7a7097521117f0db6735f025203198ef03a3efe8622aab54e9378087c000000000000000000000000000000000000000000000000000000000002000000000000000);
+    assign rem_full[62] = ^(loop_in & 600'hea5a2e13271bc103faf4e12eb4262fe1f6de6fe04a407335df0747cfd4c45516a9d26f014f9000000000000000000000000000000000000000000000000000000000004000000000000000);
+    assign rem_full[63] = ^(loop_in & 600'hee52cfa587b122430b55fa76d942d53be01f47398630e6a3c88f3e605db83f18e9d64542bcc000000000000000000000000000000000000000000000000000000000008000000000000000);
+    assign rem_full[64] = ^(loop_in & 600'hdce59f4f0f62048612aaf4eda285aa77c03e8e730c61cd43911e3cc0bf707e71d3a88a85398000000000000000000000000000000000000000000000000000000000010000000000000000);
+    assign rem_full[65] = ^(loop_in & 600'hb9cb3e9e1ec4090c2555e9db550b54efc06d1ce718838a87233c39817ee1fca3a751140a331000000000000000000000000000000000000000000000000000000000020000000000000000);
+    assign rem_full[66] = ^(loop_in & 600'h73966d383c8852084eabd3b6ba12a8df80da39cf3107050e47783312fdc3f9475ea62914263000000000000000000000000000000000000000000000000000000000040000000000000000);
+    assign rem_full[67] = ^(loop_in & 600'he76cda707910e4009d57a72d742151bf01b4739f624e0a188ef02635ff86f28ebd4c53280c7000000000000000000000000000000000000000000000000000000000080000000000000000);
+    assign rem_full[68] = ^(loop_in & 600'hce99a4e0f22188113eaf4e1ae842a27e0368e73ec49c04311de04c7bff0ce55d6a9ca65018f000000000000000000000000000000000000000000000000000000000100000000000000000);
+    assign rem_full[69] = ^(loop_in & 600'h9d7349c1e44350227d5e9c35d08545fc06d1ce7c897808663bc0d8f7fa18cabad5394da031f000000000000000000000000000000000000000000000000000000000200000000000000000);
+    assign rem_full[70] = ^(loop_in & 600'ha86c4081b3c3bd9f2b437188573584fc390d9f0352bd9796b8c3d694f31a8e21831301b2b36000000000000000000000000000000000000000000000000000000000400000000000000000);
+    assign rem_full[71] = ^(loop_in & 600'h50d8810366873b3e5687e350be6f09f8721b3a07a53b3f2d7187ad29e6351c431626036566c000000000000000000000000000000000000000000000000000000000800000000000000000);
+    assign rem_full[72] = ^(loop_in & 600'ha1b10202cc0e367ca90ec6a16cde13f0e436700e4a367e5ee20f1a53cc6a38862c4807cacd8000000000000000000000000000000000000000000000000000000001000000000000000000);
+    assign rem_full[73] = ^(loop_in & 600'heb4e54802bdf91767d5efcca9e8da31df1717b1ec6917b2f7ddda2236bceff2dcb870e27686000000000000000000000000000000000000000000000000000000002000000000000000000);
+    assign rem_full[74] = ^(loop_in & 600'hd69cb90056bf22fcfebdf9d52d1f463be2e2f63c8d62f65efabb0456d39cfe1b870e1c4ed0c000000000000000000000000000000000000000000000000000000004000000000000000000);
+    assign rem_full[75] = ^(loop_in & 600'had796204ad7e05e9f97af3aa4a3a8c77c5c5ec781a85ecbdf57608bda738fc770e18389da19000000000000000000000000000000000000000000000000000000008000000000000000000);
+    assign rem_full[76] = ^(loop_in & 600'h5ab2c4095bfc0bd3f2f4e714847118efcb9bd8f0350bd97bebec116b4e71f8ee1c30703b033000000000000000000000000000000000000000000000000000000010000000000000000000);
+    assign rem_full[77] = ^(loop_in & 600'hb5258812b6f857b7e5e8ce2908e630df9727b1e06a57b2f3d7d862d69ce3f1dc3860e076466000000000000000000000000000000000000000000000000000000020000000000000000000);
+    assign rem_full[78] = ^(loop_in & 600'h6a0b10216cf0ef6fcbd09c5211cc61bf2e4f67c0d4af65e7aeb0c5ad3dc6e3b860c5c0ec8cd000000000000000000000000000000000000000000000000000000040000000000000000000);
+    assign rem_full[79] = ^(loop_in & 600'hd4162042d9e1decf97a138e42398c27e1c8ecf81a95ecbcb5c61cb4a7b8dc730c18b80d959b000000000000000000000000000000000000000000000000000000080000000000000000000);
+    assign rem_full[80] = ^(loop_in & 600'h774960dd6f603537d491993187a11de16b038154756a222e717fd385e97edf337d8415a6d1c000000000000000000000000000000000000000000000000000000100000000000000000000);
+    assign rem_full[81] = ^(loop_in & 600'heed2d1bedfc02a7fad2232231f423bc2961702a9ead45458e3ffe70bd2fdbe26eb0c2b4de39000000000000000000000000000000000000000000000000000000200000000000000000000);
+    assign rem_full[82] = ^(loop_in & 600'hdde5b37dbe8054ef5e4464063e8477856c2e0153d5e8b8b5c6ff8e17a1fa7c4dc61c569bc73000000000000000000000000000000000000000000000000000000400000000000000000000);
+    assign rem_full[83] = ^(loop_in & 600'hccc216221260dce96c19513deaadf2ebf35f87f2defb5345fc80cfaaaa8a27a8e1b8b8915fa000000000000000000000000000000000000000000000000000000800000000000000000000);
+    assign rem_full[84] = ^(loop_in & 600'h99c42c4025c1b9d2dc32a27bc55fe4d7a6af0fe5bdf6a68bf901df4555154f51c3757022bf4000000000000000000000000000000000000000000000000000001000000000000000000000);
+    assign rem_full[85] = ^(loop_in & 600'h338848844b8333a5bc6444f78abfc8af0d5e1fca7bad5d13f303fe9aae2b9ee396eee0453e8000000000000000000000000000000000000000000000000000002000000000000000000000);
+    assign rem_full[86] = ^(loop_in & 600'h6750910c9606275b7cc989af157b915e1abc3b95f75aaa23e707fd355c573dc73dd9c18a7d1000000000000000000000000000000000000000000000000000004000000000000000000000);
+    assign rem_full[87] = ^(loop_in & 600'hcee122192d0c0ea6f992131e3af723bc3568732aeeb54447ce0ffa7abcaf7bce6bb38214fa3000000000000000000000000000000000000000000000000000008000000000000000000000);
+    assign rem_full[88] = ^(loop_in & 600'h9dc254365b181d4df724267c65ea47786ac0e255dd6a888b9c1ff4e5795ff7dcd7630529b47000000000000000000000000000000000000000000000000000010000000000000000000000);
+    assign rem_full[89] = ^(loop_in & 600'h3b84b86cb7303a9bea484cb8cbd08ef09581c0aaba951117383fe9caf6bfefb9bec20a5368e000000000000000000000000000000000000000000000000000020000000000000000000000);
+    assign rem_full[90] = ^(loop_in & 600'haafb68765ae378c05a7b80dab644c21523e75349fe34a82c30c254a2a2b115339b14acef8d4000000000000000000000000000000000000000000000000000040000000000000000000000);
+    assign rem_full[91] = ^(loop_in & 600'h55f6c0e8b5c6b180b4f701f56c89842a47cea693fc69505c6084e94541632a67362959df1a9000000000000000000000000000000000000000000000000000080000000000000000000000);
+    assign rem_full[92] = ^(loop_in & 600'habed81d16b8d63116def03eac91709548f9d4d27f8d2a0bcc009d28a82c6548e7c52b2be352000000000000000000000000000000000000000000000000000100000000000000000000000);
+    assign rem_full[93] = ^(loop_in & 600'hfd607bd08cf9fef281a4870f346ed1bc3ccdcd060fd1e951b0d1b1a7a73dbc2f63b5c993e71000000000000000000000000000000000000000000000000000200000000000000000000000);
+    assign rem_full[94] = ^(loop_in & 600'hfa80e7a119f3bde503490e1e68d9a378798b9e0d1fe3d2a360a3235f4a7a785ec76f92278e3000000000000000000000000000000000000000000000000000400000000000000000000000);
+    assign rem_full[95] = ^(loop_in & 600'hf541df4232e73bca02931c3cd1b346f0b317381a3fc7a542c14606ae94f5f0bd9edb254f5c6000000000000000000000000000000000000000000000000000800000000000000000000000);
+    assign rem_full[96] = ^(loop_in & 600'hea83be8465ce378405273839a3668ce1663e74347fcf4a81838c0d4d29ebe17b3db24a9ef8d000000000000000000000000000000000000000000000000001000000000000000000000000);
+    assign rem_full[97] = ^(loop_in & 600'hd5476d0ccb9c6f180a4f703356c918c28c7ce869ffde950706185a9a57d6c2b67b60953df1a000000000000000000000000000000000000000000000000002000000000000000000000000);
+    assign rem_full[98] = ^(loop_in & 600'haa8eda1d9638de30149ee026ad92308558f9d4d2ffbd2a0a0c30b524abac856ce6c52b7be35000000000000000000000000000000000000000000000000004000000000000000000000000);
+    assign rem_full[99] = ^(loop_in & 600'h555db43b2d71bc602d3dc04d5b20610ab1f3a9a4ff3a541418612a5953580a99cd8a56f7c6a000000000000000000000000000000000000000000000000008000000000000000000000000);
+    assign rem_full[100] = ^(loop_in & 600'h4956234a79cfaed548e012a41aeac2e9f22f62561af3c45f834c21efa1ce2add668cf40d7d3000000000000000000000000000000000000000000000000010000000000000000000000000);
+    assign rem_full[101] = ^(loop_in & 600'h92ec4690f39f1daa91c0250835d585d3a45ec4ac35a788bf079803cf479d55badd19e91afa7000000000000000000000000000000000000000000000000020000000000000000000000000);
+    assign rem_full[102] = ^(loop_in & 600'h25d88d25e63e3b4523804a506baf0ba708ad8d596b4f117a0e30479e8f3aab75aa33d235b4e000000000000000000000000000000000000000000000000040000000000000000000000000);
+    assign rem_full[103] = ^(loop_in & 600'h02a72905b4b3985f0be18604cdb4d5a7e3647ce4cc2de6ab9f2caec2bfbb7c7632ef516614f000000000000000000000000000000000000000000000000080000000000000000000000000);
+    assign rem_full[104] = ^(loop_in & 600'h050e520f696730be17c30c499b69ab4f86c8fdc9985bcd533e591d857f77f8ac75daa3cc29f000000000000000000000000000000000000000000000000100000000000000000000000000);
+    assign rem_full[105] = ^(loop_in & 600'h0a5cb41ad3ce617c2b87189326d7569f4d91fb9230f79aa27cb27b0afeeef158ebb5479853e000000000000000000000000000000000000000000000000200000000000000000000000000);
+    assign rem_full[106] = ^(loop_in & 600'h14b96835a79cc2e8570e31264daeac3e9b23f72561af3544f864f615f9dce2b1d76a8f30e7d000000000000000000000000000000000000000000000000400000000000000000000000000);
+    assign rem_full[107] = ^(loop_in & 600'h2932c06b4f39c5d0aa1c624c8b5d587d3647ee4ac35e7a89f0c9ac3bf7b9c563aed11e618fa000000000000000000000000000000000000000000000000800000000000000000000000000);
+    assign rem_full[108] = ^(loop_in & 600'h526580d29e73cbb15038c49906bab0fa6c8fd89586bcf517e0931877eb738a875da23dc35f4000000000000000000000000000000000000000000000001000000000000000000000000000);
+    assign rem_full[109] = ^(loop_in & 600'ha48b11a53ce7d762a47089720d7561f4d91fb12b0d79ea2fc12630ffd2e7154ebb447a86be9000000000000000000000000000000000000000000000002000000000000000000000000000);
+    assign rem_full[110] = ^(loop_in & 600'h5ca2f44c466e399aff14c45b68b4866c2ae77a567bc2ee8dc25a6fbfc8d6828ee9aad2c5559000000000000000000000000000000000000000000000004000000000000000000000000000);
+    assign rem_full[111] = ^(loop_in & 600'hb905e8988ddc3335fa2888f6d1690dd815cef4acf7c5dd1f84b49f7f95ad055dd355a58aab2000000000000000000000000000000000000000000000008000000000000000000000000000);
+    assign rem_full[112] = ^(loop_in & 600'h720bd1311bb8667bf45111eda2d21bb06b9de959ef8bba3b08697eff2b5b0afbb6af4b15565000000000000000000000000000000000000000000000010000000000000000000000000000);
+    assign rem_full[113] = ^(loop_in & 600'hb8b5462a701ef57d17b6e7803d10b10cfddcace4a4d58affd38892519e61973994f045efb92000000000000000000000000000000000000000000000020000000000000000000000000000);
+    assign rem_full[114] = ^(loop_in & 600'h716a8c50e13daaea2b6ccf006a216219bba95dc949eb05fba71164b33cc32e3339e48bdf325000000000000000000000000000000000000000000000040000000000000000000000000000);
+    assign rem_full[115] = ^(loop_in & 600'he2d518a1c27b55c456d89e00d446c4337752bb9293d61bf74e22c9767d865c2673cd16be24a000000000000000000000000000000000000000000000080000000000000000000000000000);
+    assign rem_full[116] = ^(loop_in & 600'hc5ea214784f6eb98adb13c41b8898866eea5772527ac27ea9c4592fcff0db80ce79a2d7c495000000000000000000000000000000000000000000000100000000000000000000000000000);
+    assign rem_full[117] = ^(loop_in & 600'h8b94528b08edd7315f627883611710cd9d5aee4a4f585fd1388b65f9fa1a7059df345af892b000000000000000000000000000000000000000000000200000000000000000000000000000);
+    assign rem_full[118] = ^(loop_in & 600'h1728b51211dbae62bec5f106d22e219b3ab5dc959ef0bfa270168be3f035e0b3be68b4f1656000000000000000000000000000000000000000000000400000000000000000000000000000);
+    assign rem_full[119] = ^(loop_in & 600'h2e517a2423b71cc57d8ae20db4584336357bbd2b3de17f44e12d17d7e46bc1677cd569e28ac000000000000000000000000000000000000000000000800000000000000000000000000000);
+    assign rem_full[120] = ^(loop_in & 600'he4908e65308535ddc3dd487411c1d9eb50dc06ed2bd13ae65cb9c0d28445c993eb68875fe36000000000000000000000000000000000000000000001000000000000000000000000000000);
+    assign rem_full[121] = ^(loop_in & 600'hc9610cce600a2bab87ba90a83383b2d6a1b80dda57e265ccb87381b5088b9327d6d50fbfc6c000000000000000000000000000000000000000000002000000000000000000000000000000);
+    assign rem_full[122] = ^(loop_in & 600'h9282199cc11417570f752150770365ad43701fb4afc4cb9970e7436a1116260fadae1f7f8d9000000000000000000000000000000000000000000004000000000000000000000000000000);
+    assign rem_full[123] = ^(loop_in & 600'hc1d4ad5cb2ad1b63d9370a94efc313b1d62c39857458add4bc774606a668858ca034b9a0b84000000000000000000000000000000000000000000008000000000000000000000000000000);
+    assign rem_full[124] = ^(loop_in & 600'h83a94ab9645a36d7b66f1529df862763ac48730be8b14ba979eecc0d48d10b19406d7241708000000000000000000000000000000000000000000010000000000000000000000000000000);
+    assign rem_full[125] = ^(loop_in & 600'h07128572c9b42daf6cde2a53af0c4ec75880e217d1628756f2ddd80a95a2167290dae482e11000000000000000000000000000000000000000000020000000000000000000000000000000);
+    assign rem_full[126] = ^(loop_in & 600'h0e650ae593685b5eddbd54a74e1c9d8eb101c02ea2851eade5bbb0052b442ca531b5c805c23000000000000000000000000000000000000000000040000000000000000000000000000000);
+    assign rem_full[127] = ^(loop_in & 600'h1c8a15cf26d0b6bdbb7ba90e8c393b1d6213805d454a2d5fcb77201a5288590a736f900bc46000000000000000000000000000000000000000000080000000000000000000000000000000);
+    assign rem_full[128] = ^(loop_in & 600'h39142b9a4ca16d7b72f7521d0872763ac43700bb8ad44abb97ee4034a111b254f6db2117c8d000000000000000000000000000000000000000000100000000000000000000000000000000);
+    assign rem_full[129] = ^(loop_in & 600'h7268473098429ae6e1eea43a00e0ec75886e017615e895732edcc069422264e9fdb6432fd1b000000000000000000000000000000000000000000200000000000000000000000000000000);
+    assign rem_full[130] = ^(loop_in & 600'hf492bc178e13933de290d7b05e6651ca135693a1b9daffa541f781a7c41e4b723c930f05370000000000000000000000000000000000000000000400000000000000000000000000000000);
+    assign rem_full[131] = ^(loop_in & 600'he965682b1c27666bc521af20accca39466bd274373b5ff4e82ef034f883d96e479221e0a6e1000000000000000000000000000000000000000000800000000000000000000000000000000);
+    assign rem_full[132] = ^(loop_in & 600'hd28ac056384eccc78e425e01599d4628cd7a4e87e76bee9d05de069f147b2dc8e2443c149c3000000000000000000000000000000000000000001000000000000000000000000000000000);
+    assign rem_full[133] = ^(loop_in & 600'h51c72cbbff8e0aa2fa156bb2ed5cdc9b89a20eaf774d329f4a4bcc89ece810a3e81b762c0f6000000000000000000000000000000000000000002000000000000000000000000000000000);
+    assign rem_full[134] = ^(loop_in & 600'ha3ce4973fe1c5545f42ad765cab9b9371344195eeeda653e9597d903ddd02107c032ec581ed000000000000000000000000000000000000000004000000000000000000000000000000000);
+    assign rem_full[135] = ^(loop_in & 600'h479c92e3fc38aa9bec54ae8b8573726e669836bdddf4da7d2a2fb207bfa0424f9065d8b03db000000000000000000000000000000000000000008000000000000000000000000000000000);
+    assign rem_full[136] = ^(loop_in & 600'h8f7925c3f8711537dca95d570ae6e5dc8d30697abba9a4fa545f641f7f41849f20cbb0607b7000000000000000000000000000000000000000010000000000000000000000000000000000);
+    assign rem_full[137] = ^(loop_in & 600'h1eb25b83f1e26a6fbd52baee05cdcab95a60d2f4771359f4a8bec83efa83097e419361c0b6e000000000000000000000000000000000000000020000000000000000000000000000000000);
+    assign rem_full[138] = ^(loop_in & 600'h3d24a707e3c4d4cf7aa475dc1b9b9472b4d1a5e8ee66b3e9507dd06df10712fc8326c3816dc000000000000000000000000000000000000000040000000000000000000000000000000000);
+    assign rem_full[139] = ^(loop_in & 600'h7a495e0bc789e99ef148ebf8273328e529a34bd0dccd77d2a0fbe0dbe20f25b9164987029b8000000000000000000000000000000000000000080000000000000000000000000000000000);
+    assign rem_full[140] = ^(loop_in & 600'h4024842751f409dd8ec24d730fa27d269174d65c9d3ee45fe6c70069f05795c9574cd414e4b000000000000000000000000000000000000000100000000000000000000000000000000000);
+    assign rem_full[141] = ^(loop_in & 600'h8009184aa3e853bb1d859ae61f44fa4d22f9acb83a3dc8bfcc8e00d3e0af2b92be99a929897000000000000000000000000000000000000000200000000000000000000000000000000000);
+    assign rem_full[142] = ^(loop_in & 600'h0052209547d0e7663b0b35cc3e8df49a45e35d70743b817b981c41b7c15f57656d33525352f000000000000000000000000000000000000000400000000000000000000000000000000000);
+    assign rem_full[143] = ^(loop_in & 600'h4080c509de55c711f8d526ab62bd94125aa268bc7509f6a8d7ff830672e83b039d2e71b2014000000000000000000000000000000000000000800000000000000000000000000000000000);
+    assign rem_full[144] = ^(loop_in & 600'h81019a13bdabce23f5ab4d16c57f2924b544d179ea53fd51afff060ce5d176472a5ce364429000000000000000000000000000000000000001000000000000000000000000000000000000);
+    assign rem_full[145] = ^(loop_in & 600'h020324237a579c47ef569a6d9afe53492a89a6f2d4e7faa35ffe0c09cfa2ec8e44b9c6c8852000000000000000000000000000000000000002000000000000000000000000000000000000);
+    assign rem_full[146] = ^(loop_in & 600'h04064842f5af789fdaac34db35f8a79255134de5a9cfe546befc58039f45d95c99778d914a4000000000000000000000000000000000000004000000000000000000000000000000000000);
+    assign rem_full[147] = ^(loop_in & 600'h080c9085ea5eb13fb15869b66bf54f24ea269bcb539fda897cf8f0073e8ab2b922eb1a22949000000000000000000000000000000000000008000000000000000000000000000000000000);
+    assign rem_full[148] = ^(loop_in & 600'h1019210bd4bd227f62b0d36cc7ea9f49945d3797a77fb516f9f1e01e7d15657255d23545292000000000000000000000000000000000000010000000000000000000000000000000000000);
+    assign rem_full[149] = ^(loop_in & 600'h20324213a87a04eec561a6998fd13e9368ba6b2e4ebf7a2df3e3803cfa2bcae4aba46a8a525000000000000000000000000000000000000020000000000000000000000000000000000000);
+    assign rem_full[150] = ^(loop_in & 600'ha9d4468e2c3ea3cf3d34a7358319b127d64946f88a55c8e50c97c7ecac9c02cd4ba367aa02b000000000000000000000000000000000000040000000000000000000000000000000000000);
+    assign rem_full[151] = ^(loop_in & 600'h53a89d18587d078e7a694e2b1637624fec928df114eb91ce192f8fd95d39059a9746ce54456000000000000000000000000000000000000080000000000000000000000000000000000000);
+    assign rem_full[152] = ^(loop_in & 600'ha7513a30b0fa4f0cf0d39c163c6ec59fd9351be229973398335f5fb2ba720b752e899ca88ad000000000000000000000000000000000000100000000000000000000000000000000000000);
+    assign rem_full[153] = ^(loop_in & 600'he77622ef4cca7dc6dc929f59ebc43b186423713dd93bafd16a293889d879142716b45efb570000000000000000000000000000000000000200000000000000000000000000000000000000);
+    assign rem_full[154] = ^(loop_in & 600'hceac55da9894fb8dbd243eb3d78c76308856e67bb2375fa2d4527113b0f2280e3d6cbdf6ae0000000000000000000000000000000000000400000000000000000000000000000000000000);
+    assign rem_full[155] = ^(loop_in & 600'h9d58abb53129f71b7a497d27af18ed6110bdc8f7646eaf45a8a4a23765e4501c6add7bed5c1000000000000000000000000000000000000800000000000000000000000000000000000000);
+    assign rem_full[156] = ^(loop_in & 600'h3ab1476a6253ee36f093fa4f5e31dbc2616b95efc89d5e8f5049447ecbc9a038d5baf6dab82000000000000000000000000000000000001000000000000000000000000000000000000000);
+    assign rem_full[157] = ^(loop_in & 600'h75228ed0c5a7dc7de526f4debc63b684c2c72bdf917abd1ea192c8fd97934071ab75ecb5705000000000000000000000000000000000002000000000000000000000000000000000000000);
+    assign rem_full[158] = ^(loop_in & 600'hea451da18b4fb8fbce4de9fd68c76c09c59e53be22b57a394325d1fb2b2780a356ebd96aa0a000000000000000000000000000000000004000000000000000000000000000000000000000);
+    assign rem_full[159] = ^(loop_in & 600'hd4ca2b47169f71e79c9ad3bac18ed813cb2ca37c452ae472864be3f6564e0146add3b3d5015000000000000000000000000000000000008000000000000000000000000000000000000000);
+    assign rem_full[160] = ^(loop_in & 600'h98670ca468d2aa4cd393af8cbd65765d22aaec44203cbd183c7c1b3ea25f90b856037e90b83000000000000000000000000000000000010000000000000000000000000000000000000000);
+    assign rem_full[161] = ^(loop_in & 600'h30ce194cd0a55489a3275f196aceedba4555dc8940397a3079f8366d44be2170ac02fc21707000000000000000000000000000000000020000000000000000000000000000000000000000);
+    assign rem_full[162] = ^(loop_in & 600'h619c229da04aa903464ebe72d59dda74cabbbd128032e460f2f06cca8d7d42e15805f842e0e000000000000000000000000000000000040000000000000000000000000000000000000000);
+    assign rem_full[163] = ^(loop_in & 600'h5b1f499b2847b85a5b0fd369165ac2b4b7cd9660205975d9d89cc2bbbca4153af60c8e1539f000000000000000000000000000000000080000000000000000000000000000000000000000);
+    assign rem_full[164] = ^(loop_in & 600'hb67e9332518f70a4b21ea6923cb585696f8b28c140b2fbb7b039c56779492a75ec191d2a73e000000000000000000000000000000000100000000000000000000000000000000000000000);
+    assign rem_full[165] = ^(loop_in & 600'h6cfd3664a31ea159643c4d64696b0bd2df1655828125e76b6173cadef69254abc8323b54a7c000000000000000000000000000000000200000000000000000000000000000000000000000);
+    assign rem_full[166] = ^(loop_in & 600'hd9ba7cc9463d02a2cc799ac8c2d617a5fe2caf04020bced2c3e7d5bde925a917806077a90f8000000000000000000000000000000000400000000000000000000000000000000000000000);
+    assign rem_full[167] = ^(loop_in & 600'hb334e9968d7a454598f235d195ac2e4bbc595e0804179da187cfab6bd64b522f00c0ef521f0000000000000000000000000000000000800000000000000000000000000000000000000000);
+    assign rem_full[168] = ^(loop_in & 600'h6629c3291af48a9b35e46be32b585d9778a2b811082f2b470f9f16c7a897a41e1181dfa43e0000000000000000000000000000000001000000000000000000000000000000000000000000);
+    assign rem_full[169] = ^(loop_in & 600'hcc13865234e955266bc9d7c656b0bb2eb1557422101e568e1e3e2d9f512f487c2303bf487c1000000000000000000000000000000002000000000000000000000000000000000000000000);
+    assign rem_full[170] = ^(loop_in & 600'hdbfaedce96654fa839341466a302aaf98778ec84656fe80d8bd97786ddceca8d76308dda5b9000000000000000000000000000000004000000000000000000000000000000000000000000);
+    assign rem_full[171] = ^(loop_in & 600'hb7b5cb9d2ccadf407269288d560155f30ef1dd09cadfc01f16b2af1dbf9d955afc651bb4f72000000000000000000000000000000008000000000000000000000000000000000000000000);
+    assign rem_full[172] = ^(loop_in & 600'h6f2b873a5995fe90e4d3511abc02abe61df3be1295ff903e2c655e3b7b3a2ab5f8ce3669ee5000000000000000000000000000000010000000000000000000000000000000000000000000);
+    assign rem_full[173] = ^(loop_in & 600'h05adf3ba254ef299f092b613cb07fd35fc8f90a14ed0d871d3138be02fbb9fa697ace109873000000000000000000000000000000020000000000000000000000000000000000000000000);
+    assign rem_full[174] = ^(loop_in & 600'h0b5be7744a9da533e1246c67960ffa6bf91f21429da1b0e3a62757d05b773f0d3f59c2134e6000000000000000000000000000000040000000000000000000000000000000000000000000);
+    assign rem_full[175] = ^(loop_in & 600'h16f7deec943b0a77c249d88f3c1bf5d7f23e46843b0371c34c4eefb0b6ee7e5a6eb38426dcd000000000000000000000000000000080000000000000000000000000000000000000000000);
+    assign rem_full[176] = ^(loop_in & 600'h2dafaddd297654ff8093b15e6833eaafa47c8d087646f382989d9f716ddcfcb4dd63084db9b000000000000000000000000000000100000000000000000000000000000000000000000000);
+    assign rem_full[177] = ^(loop_in & 600'h5b5f5bba52eca9ff052662bcd063d55f08e91e10ec8df701313b3ef2dbb9f969aac6119b737000000000000000000000000000000200000000000000000000000000000000000000000000);
+    assign rem_full[178] = ^(loop_in & 600'hb6feb770a5d953ee0e4dc539a0c3aabe51d23821d95bfe0262767de5b773f293558c2336a6e000000000000000000000000000000400000000000000000000000000000000000000000000);
+    assign rem_full[179] = ^(loop_in & 600'h6dfd7ee54bb2a7dc1c9a8a335183557ce3b47442b2b7fc04c5ecbbcb6ee7e566bb18466d0dc000000000000000000000000000000800000000000000000000000000000000000000000000);
+    assign rem_full[180] = ^(loop_in & 600'h58567f8180263bfda12edb7e10d8b0a1656a1ec639f16056df4a3f752eaf1fbad1017902ab0000000000000000000000000000001000000000000000000000000000000000000000000000);
+    assign rem_full[181] = ^(loop_in & 600'hb0acff07004c37eb465db6bc31b560428ac4398c73e2c0adbe943eea595e3f75a202f205161000000000000000000000000000002000000000000000000000000000000000000000000000);
+    assign rem_full[182] = ^(loop_in & 600'h6159ee0e01982fc68cba6d78736ec08515987719e7c5815b7d287dc4b2bd7eeb5401e50a6c2000000000000000000000000000004000000000000000000000000000000000000000000000);
+    assign rem_full[183] = ^(loop_in & 600'h9aa5a39d83166470b85a018ef60131ab4e4af4f5f67a62e0251a84fc4bd5e22c7902b216335000000000000000000000000000008000000000000000000000000000000000000000000000);
+    assign rem_full[184] = ^(loop_in & 600'h354b573f062c88e174b4035dfc0262569c95e9ebecf4c5c04b3509f897aac458e205652c26a000000000000000000000000000010000000000000000000000000000000000000000000000);
+    assign rem_full[185] = ^(loop_in & 600'h6ad6be7e0c5911d2ed6906fbf804c5ad392bd3d6d9e98b80966a53f12b5588f1d40acb580d5000000000000000000000000000020000000000000000000000000000000000000000000000);
+    assign rem_full[186] = ^(loop_in & 600'hd5ad6cf818b263b5dad20db7e00d8b5a3257a3acb39317052dd4a7f252aa11e3a81197b01ab000000000000000000000000000040000000000000000000000000000000000000000000000);
+    assign rem_full[187] = ^(loop_in & 600'hab1ac9f03064c77bb5a51b6fc01b16b424af435867262e0a5ba94fe4a55523c750232f60756000000000000000000000000000080000000000000000000000000000000000000000000000);
+    assign rem_full[188] = ^(loop_in & 600'h563593e060c98ef76b4b36df80362c68495e86b1ce4c5c14b7529fd94aab47ceb0425ec0aac000000000000000000000000000100000000000000000000000000000000000000000000000);
+    assign rem_full[189] = ^(loop_in & 600'hac2b37c0c0931dfed2976dbf006c58d092bd0d639cd8b8296fa53fb295578fdd6080bc81558000000000000000000000000000200000000000000000000000000000000000000000000000);
+    assign rem_full[190] = ^(loop_in & 600'h66bde5767f8c11970338cc9af414740c4e64f4c3791d6c92f3513ca7a01db4efdbba7078f2c000000000000000000000000000400000000000000000000000000000000000000000000000);
+    assign rem_full[191] = ^(loop_in & 600'hcd3bcaecfe18632e02719975f82ce9189cd9ed86f27ad921e7a2795f403b69dfa770e1f1a58000000000000000000000000000800000000000000000000000000000000000000000000000);
+    assign rem_full[192] = ^(loop_in & 600'h9a3785ddfd30865c04e332abe05dd23139b3df0de4f5a247cf44f2ae8476d3ff4ee5c2e30b1000000000000000000000000001000000000000000000000000000000000000000000000000);
+    assign rem_full[193] = ^(loop_in & 600'h52d2fec984ed1d2f0efea98d34abd06e3d134ad9b0f638196dd899faacf013515675f4bee4e000000000000000000000000002000000000000000000000000000000000000000000000000);
+    assign rem_full[194] = ^(loop_in & 600'ha5a5fd9709da3a4e1dfc531a6953a1dc3a3691b361ec7032dbb173f55de026e2bcefe97dc9c000000000000000000000000004000000000000000000000000000000000000000000000000);
+    assign rem_full[195] = ^(loop_in & 600'h4b0beb2a13b4748c3bf9a674d2a343b8747d2766c3d8e065b762a7eabfc04d8579dfd3fbd39000000000000000000000000008000000000000000000000000000000000000000000000000);
+    assign rem_full[196] = ^(loop_in & 600'h9657d6542768e91873f34ce9a5428770e8ea4ecc87b1d0cb6fc50fc57b819b4af3bba7f7a72000000000000000000000000010000000000000000000000000000000000000000000000000);
+    assign rem_full[197] = ^(loop_in & 600'h2cefbcac4fd19230e3e799935a810ee191c49d980f23a192de8a1f9af7033695f7774eef0e5000000000000000000000000020000000000000000000000000000000000000000000000000);
+    assign rem_full[198] = ^(loop_in & 600'h599f795c9fa32461c3ce3326b5061dc323993f301e475325bc147f25ea076d2bfeee9cde1cb000000000000000000000000040000000000000000000000000000000000000000000000000);
+    assign rem_full[199] = ^(loop_in & 600'hb37ef2b93f4608c3839c664d7a083a8607327a613c8eb64b7928be5bd00eda57eddd38bc796000000000000000000000000080000000000000000000000000000000000000000000000000);
+    assign rem_full[200] = ^(loop_in & 600'h63cb0d31823a3af0ad53e88a34b3d4b7ae3923c2b038c940ad9221b94f87b0452b01a765e6a000000000000000000000000100000000000000000000000000000000000000000000000000);
+    assign rem_full[201] = ^(loop_in & 600'hc7d60a63047435e15aa6d1546967a86f1c724785607182855b2443729f0e60ca46074fcbcd5000000000000000000000000200000000000000000000000000000000000000000000000000);
+    assign rem_full[202] = ^(loop_in & 600'h8fac04c608e82bc2b54ca2a8d2cf51de78f48b0ac0a3150ab64886f53e1cc1949c0a9e979ab000000000000000000000000400000000000000000000000000000000000000000000000000);
+    assign rem_full[203] = ^(loop_in & 600'h7cd314b993ea6d75c3caaddb9129770b5fd031d7317ef351c1032c4333bf336c03149b4ad3c000000000000000000000000800000000000000000000000000000000000000000000000000);
+    assign rem_full[204] = ^(loop_in & 600'hf9a6297726d4daeb83955bb72252ef16ffb067af62fde6a782065886677e66d8162d3695a79000000000000000000000001000000000000000000000000000000000000000000000000000);
+    assign rem_full[205] = ^(loop_in & 600'hf30c52ea4ca9f5d7072ab76e54a5de2dbf70cb5ec5bbcd4b050cb10ccafccdb02c5a6d2b0f3000000000000000000000002000000000000000000000000000000000000000000000000000);
+    assign rem_full[206] = ^(loop_in & 600'he618b5d09853abae0a556e9ca94bbd5b7ee192bc8b378a960a19221995f89b2058b0da565e6000000000000000000000004000000000000000000000000000000000000000000000000000);
+    assign rem_full[207] = ^(loop_in & 600'hcc716ba530a7575c14aadd3942977ab6fdc32578162f1528153244332bf03600a161b4acbcd000000000000000000000008000000000000000000000000000000000000000000000000000);
+    assign rem_full[208] = ^(loop_in & 600'h98e2c74e604eaeb82954ba32852ef56dfb864af02c1e3a502b64886653e16c0142c3695979a000000000000000000000010000000000000000000000000000000000000000000000000000);
+    assign rem_full[209] = ^(loop_in & 600'h31c58e98c19d1d7056a974651a59eadbf71c91e1583c64a056c910dca7c3d8029582d3b2f35000000000000000000000020000000000000000000000000000000000000000000000000000);
+    assign rem_full[210] = ^(loop_in & 600'h903f4e485cc077ff6e0aa6de2f760a75d6c0823fd43195314ac03d7d4be98aff3d0af3b407c000000000000000000000040000000000000000000000000000000000000000000000000000);
+    assign rem_full[211] = ^(loop_in & 600'h207e8c94b980efeedc154dfc4ee815ebed91007ea8633a6694807aea97d315fe7a15e7684f9000000000000000000000080000000000000000000000000000000000000000000000000000);
+    assign rem_full[212] = ^(loop_in & 600'h40bd19297201dfcdb82b9bf88dd42bd79b3200fd50c674cd2800f5c52ba72bfce42bcfd09f2000000000000000000000100000000000000000000000000000000000000000000000000000);
+    assign rem_full[213] = ^(loop_in & 600'h11057c1eb8c388641e5c916f34de5cdae0a483c475bd6cab1ac196f718a7dd06f5596d15798000000000000000000000200000000000000000000000000000000000000000000000000000);
+    assign rem_full[214] = ^(loop_in & 600'h224af839718710d83cb8229e79bcb8b5c1590388eb7ac95635832dfe354fba0dfab6db2af31000000000000000000000400000000000000000000000000000000000000000000000000000);
+    assign rem_full[215] = ^(loop_in & 600'h4495f072e20e21b07970453cf379706b82b20711d6b582a86a061bec6a9f745bf569b755a63000000000000000000000800000000000000000000000000000000000000000000000000000);
+    assign rem_full[216] = ^(loop_in & 600'h892bf0e5c51c0370f6e08a79e6f6e0d745640a23ad6b1550d40c37d8d53ee8b7fad36fab4c7000000000000000000001000000000000000000000000000000000000000000000000000000);
+    assign rem_full[217] = ^(loop_in & 600'h1217e1cb8b3806f1edc114f3cdedc1ae8ad810475a963aa5a9182fa1aa7dd16fe5a2de5698f000000000000000000002000000000000000000000000000000000000000000000000000000);
+    assign rem_full[218] = ^(loop_in & 600'h242fd39317700df3db8229a78bdf825d55b0208fb52c654f52301f5350faa29fcb41bcad31f000000000000000000004000000000000000000000000000000000000000000000000000000);
+    assign rem_full[219] = ^(loop_in & 600'h481fa7262ee01bf7b705534f17bb05baeb60411f6a18ca9aa5603eb6a5f4457f9687795a23e000000000000000000008000000000000000000000000000000000000000000000000000000);
+    assign rem_full[220] = ^(loop_in & 600'hfc28eb5fc7814105c88e6f79772421e5eacb0a7a3502e50d723b472f9f81e2eac26583a4186000000000000000000010000000000000000000000000000000000000000000000000000000);
+    assign rem_full[221] = ^(loop_in & 600'hf851c6bb8e02820b911ddef2ee4842cb958614f56a45da1ae476ce4f3b03c5d584cb064870d000000000000000000020000000000000000000000000000000000000000000000000000000);
+    assign rem_full[222] = ^(loop_in & 600'hf0e39d771c050407223bbde5cc9484972b0c2debd48bb431c8ed9c9e72078bab09920c90a1a000000000000000000040000000000000000000000000000000000000000000000000000000);
+    assign rem_full[223] = ^(loop_in & 600'h1defd1b5ff8b090b88f914f2fe0d28cbfcd355ac9c558d6ae2e07e037f8ff5fcd1459b855b3000000000000000000080000000000000000000000000000000000000000000000000000000);
+    assign rem_full[224] = ^(loop_in & 600'h3bdfa36fff16120715f229a5ec1e5097b9a6af5938eb0ad5c5c0fc16ff1eebb9a28b360ab66000000000000000000100000000000000000000000000000000000000000000000000000000);
+    assign rem_full[225] = ^(loop_in & 600'h77ff46dbfe2c240e2fe4534bc838a12f335d5ab3719615ab8b81f83dfe3cd73355126c152cc000000000000000000200000000000000000000000000000000000000000000000000000000);
+    assign rem_full[226] = ^(loop_in & 600'heffe8db7fc58081c5fc8a6d79071425e66aab167e36c2b531703b07bf878ae26aa24d82a598000000000000000000400000000000000000000000000000000000000000000000000000000);
+    assign rem_full[227] = ^(loop_in & 600'hdfbd1b6bf8b01028bb914def20e684bc8d5562cfc69856a22e0760e7f0f05c4d544db054b30000000000000000000800000000000000000000000000000000000000000000000000000000);
+    assign rem_full[228] = ^(loop_in & 600'hbf3a36d7f160604173239bde51c908795abac19e8d70bd405c0ec1cfe5e0b89ab89b60a9261000000000000000001000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[229] = ^(loop_in & 600'h7e347dafe3c08082e64737bcb39210f2f565873d1aa17a84b91d839fcfc071756132c1520c3000000000000000002000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[230] = ^(loop_in & 600'hb34ea629b4a994a6444abb8cfe3f96491fd861ff9d34f7d281ff6f39d7c23fc22d577014105000000000000000004000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[231] = ^(loop_in & 600'h669d4c536953294c88947719fc7b2c927fb0c7ff3a29efa503fe9e73ab857fc44aaae12820b000000000000000008000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[232] = ^(loop_in & 600'hcd3a98a2d3a652891529ee73f8f25824ff718bfe7413cf4e06fd7cf7530affc89555c350017000000000000000010000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[233] = ^(loop_in & 600'h297b976c13e571a46e18676b1fdf2700a13b72037513694e8d05d6d771d7c05307f8f6b412a000000000000000020000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[234] = ^(loop_in & 600'h52f73ed826caa358d831ced63fba4e010276e007ea66d29d1a0bedbee7af80e60ff5ed68654000000000000000040000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[235] = ^(loop_in & 600'ha5ae7db04d9546a1b0629dec6f709c0244fdc00fd4cda53e3417db7dcf5e01cc1febdbd08a8000000000000000080000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[236] = ^(loop_in & 600'h4b1ceb609b2a8d4364c43b98cee1390489fb841fa9db4a7c682ff6fb9ebc03d82fd7b7a1550000000000000000100000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[237] = ^(loop_in & 600'h9679d6c536551a96c98977719dc6720913f70c3f53b694f8d05fede7397807f04fab6e42aa0000000000000000200000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[238] = ^(loop_in & 600'h2cf3ad8a6daa752d9312eee33b8ce51267fe187fa76d39f5a0bfdbce76f00fe08f56dc85141000000000000000400000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[239] = ^(loop_in & 600'h59a75b14da54ea5b2225ddc6771dcb248fec30ff4e9a73eb407fb79ce9e11fc11ea9b80a282000000000000000800000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[240] = ^(loop_in & 600'h8214162d09031ebc8712e22682462a49b0c7ae2329935d1134c0b72cb37feeddc0fa7a83f77000000000000001000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[241] = ^(loop_in & 600'h04682c5a12067d690e25c44d14885593618f58475366ba2269816e5962feddfb91f4f507aee000000000000002000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[242] = ^(loop_in & 600'h089058b0250cbac21c4a88da2910ab26831eb08fa6cd7444d3029ca2c5fcbbb733edeb0f5dc000000000000004000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[243] = ^(loop_in & 600'h9334a74d421a2b38bb86f3d2c0677c04b6eacf3c6449a59892c58e69388699f3b721ac9d0ce000000000000008000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[244] = ^(loop_in & 600'h26295e9a84341671730ce7a590caf8092dc59e78c8934b35248b1cd2710d33a77e43593a19d000000000000010000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[245] = ^(loop_in & 600'h4c12ad3108682cf2e618cf0b3191f1125b8b3cf19166966a491639b4e61b674eec86b37433b000000000000020000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[246] = ^(loop_in & 600'h98254a6210d019e5c8319e166327e224b70679e2228d3cd0932c3379c837ceddd90d67e8277000000000000040000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[247] = ^(loop_in & 600'h304a84c421a073db90623c6cd64bc5492e1cf7c4451a69a1265826e3946f9dfbb21ecfd04ee000000000000080000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[248] = ^(loop_in & 600'h609509884240e7a720c47899ac938a925c39eb888a74d3464db00dc72cdf3bb7743d9ea0ddd000000000000100000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[249] = ^(loop_in & 600'hc12a031484818f5e4189f13349231524f863d71114e9a6889a605b9e59bf776ee87f3d41fbb000000000000200000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[250] = ^(loop_in & 600'h5b354103b633eea8970b0a257ec57e494920d3a2316905bc7134c6bc51bebb0967e63573b47000000000000400000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[251] = ^(loop_in & 600'hb66a82036c67dd512a17140aed8efd92d241a74562d21b7ce2698d68a37d7612dfc86ae768e000000000000800000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[252] = ^(loop_in & 600'h6cd51402d8cffab2502e2815db1dfa25e4934a8ac5a426f9c4d35ad146faec25bf94d4ce91c000000000001000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[253] = ^(loop_in & 600'h829f690207ac5bdc33565a0ec8fe8a02801642b7ba61584bf892730ed84b634218cf9ceed7e000000000002000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[254] = ^(loop_in & 600'h057ed2040e58f7b862acb41d91f91505002c816e74c2a097f124e61db096c6c4219f38ddefd000000000004000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[255] = ^(loop_in & 600'h0afda4081db1af70c558687b23f62b0a404906dde985412fe3498c3b612d8dc8433e71bb9fa000000000008000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[256] = ^(loop_in & 600'h15bb58103b631ee18ab0d0b657ec571480920dbad30a925bc7935866c65b1b90967ce3773f4000000000010000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[257] = ^(loop_in & 600'h2b76a02076c67dd31161a16cafd8af2901241b74a61524b78e26b0dd88b737612cfdc6ee7e8000000000020000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[258] = ^(loop_in & 600'h56ed5040ed8cfba626c242995fb15f52424836e84c6a496f1c4d21ab156f6ec259fb8ddcfd1000000000040000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[259] = ^(loop_in & 600'had9aa081db19f75c49858532bf62bfa4849069d1989482de389a43562adfdd84b3f31ab9fa3000000000080000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[260] = ^(loop_in & 600'h6feb2a7aed561c8a45fe6bec27f9c66f838936c6b8f6a69afffbc5253638ffcad6b943655cf000000000100000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[261] = ^(loop_in & 600'hdfd654f1daac39048ffdd7d85ff78ddf4702698c71ed5d35fef78a4a6c71ff95bd7686caf9f000000000200000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[262] = ^(loop_in & 600'hbfacb9e7b45872191bfaafb0bfeb1abe8e04d319e3daaa6bfdef1494dce2ff2b6ae90c95f3e000000000400000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[263] = ^(loop_in & 600'h10f259b585e6b8b8760b34cd582ff312df8090f57f43e24d0525ec0c8bfc01dc136f5a4efb3000000000800000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[264] = ^(loop_in & 600'h21a4a36b0bcd7170e817699ab05fe725bf0125ebfec7d49a0b4bd81917f803f826dab59db67000000001000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[265] = ^(loop_in & 600'h434956d2179aa2e1d02fd37560bfce4b7e124bd6fdcfb9341797f0222bf107f05db56a3b2ce000000002000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[266] = ^(loop_in & 600'h86d2bda42e3545c3a45fa6aac17f9c96fc3493acfb9f62682f2fa05453e30fe0ab6ad47659c000000004000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[267] = ^(loop_in & 600'h0de56b4c5d6acb9748bf4d5582ff382df8792758f73ed4d05f5f40a8a7c71fc156d5a8ecb39000000008000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[268] = ^(loop_in & 600'h1bcac69cbbd5972e917f9aeb05fe715bf0e24eb1ee3da9a4bfbec1414f8e3fc2bdaf50d9673000000010000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[269] = ^(loop_in & 600'h37d59d3d76ab2e4d22ff35d61bfce3b7e1c49963dc7b534d7f7dc2929b1c7fc56b5ea1b28e7000000020000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[270] = ^(loop_in & 600'h8b167aa2ff16d4f2c6b1723798090d3c9fe93b969941bf0bbce00fe3cf2e0e1334fbc1b1c4a000000040000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[271] = ^(loop_in & 600'h162cf545fe2da9f58963e42f30161b793fd2732c32836e1778c05fd79a5c1c2669f78363894000000080000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[272] = ^(loop_in & 600'h2c19ea8bfd5b53eb12c6c85e702c37f27fa4e6586506dc2af180ffbf34b8380cc3eb07c7529000000100000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[273] = ^(loop_in & 600'hd325afb505a03324e73de2cb685162d860b0f327530c075e5fe1f09da65e7e0aa329cf3f618000000200000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[274] = ^(loop_in & 600'ha60b5f6a0b406659ca7ac5d6d0a2c4b0c171e64ea6580ebcbec3a13b4cbcfc1546539f7ec31000000400000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[275] = ^(loop_in & 600'h4c56bed417808ca394f58badb1418861c2f3c89c4cf00d797d8702769d79f86a9ca73efd862000000800000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[276] = ^(loop_in & 600'h98ad6da82f0159472deb171b728310c3c5f7913999a01af2fb0e04fd3ef2f0d5394e7cfb0c4000001000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[277] = ^(loop_in & 600'h315acb545f02f29e5bd62e76f50221878bff2672330035e1f71c09fa79e5e1ea629cf8f6189000002000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[278] = ^(loop_in & 600'h62f596a8bf05a53cb3ac5cadea00430f17fe4ce566406bc3ef3813f4f3cbc394c53df0ec712000004000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[279] = ^(loop_in & 600'hc5ab3d517f0b4a796358b91bc404861e6ffc9dcbcc80d787de7027f9e79787299a7fe0d8e25000008000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[280] = ^(loop_in & 600'hd6e6ecbdb033c3a7a2529d5539c7c8e91334a7b36ca5bf12d3c040b7ee9f53a1da2d24d4fe1000010000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[281] = ^(loop_in & 600'hadcdc97b6067c74f40a53aaa638f91d226694b67d90b7e21a780c16fd93ea743a45e49a9fc3000020000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[282] = ^(loop_in & 600'h5b9b92f2c1cfce9e854b7514c71b23a44cc296ceb216fc474f01c2dfb27d4e8748bc9353b87000040000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[283] = ^(loop_in & 600'h6191c95833ac5e8aacc4773ca7f18fa1caa18a2f08c8479c4dc385088e65ceaf4b5402738ef000080000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[284] = ^(loop_in & 600'hc36392b06658fd055d89ee795fe71f439543105e11909f3c9b870a011cca9d5e86a804e75df000100000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[285] = ^(loop_in & 600'h86873564cdb1ba1abf12dcf2afce3e876a9624bd23612e79360e14023d943abd0d5009cebbf000200000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[286] = ^(loop_in & 600'h0d4e6ac99b6334357a25b9e55f9c7c0e953c497b46c25cf26d1c28047f29753a1aa0129d77e000400000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[287] = ^(loop_in & 600'h1adcd59736c6687af44a738aaf38f91d2a6896f68d84b9e0da381018fe53ea743544243aafc000800000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[288] = ^(loop_in & 600'h35b9bb2e6c8cd0e5e894e7554e71f23a54c129ec1b0963c5b4702021f8a7d4e87a8849751f8001000000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[289] = ^(loop_in & 600'h6b73765cd819e1dbd129ceaa9ce3e474a99253d93652d78b69e00053f54fa9d0e51492ea7f0002000000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[290] = ^(loop_in & 600'h6114b24b50e044b785c7ee4d49112563bee3b329f9c0f41a964cb47abd2aeb47a30c7f399db004000000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[291] = ^(loop_in & 600'hc2696492a1c0c96f0b8fdcda92224bc77dc76653f381f8352c9928e57a54d68f4618ff737b6008000000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[292] = ^(loop_in & 600'h84d2c9254381d2de171eb9f52440978ebb8ec8a7e703f06a593211caf4a8ad5e9c35ffe6f6c010000000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[293] = ^(loop_in & 600'h68f12005d6e3e10baffb9de711900a7ec9fe266637c704ca252897ef547ab1fa8b6780f4703020000000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[294] = ^(loop_in & 600'hd1a2500badc782175ff73b8e332414fd93fc4ccc6fce09904a512fdea8f463b516cf01e8e07040000000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[295] = ^(loop_in & 600'ha304a0135a8f042ebfee775c664829fb27f89d99dfdc032094a25fad55e9c76a3d9a03d1c0e080000000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[296] = ^(loop_in & 600'h46094026b51e084d7bdceef8dc9052f60fe13b32bfb806412944ff4aabd28e947b3007a381d100000000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[297] = ^(loop_in & 600'h8c1290496a3c109af3b8ddf1a920a4ec5fd276657f301c825289be8557a51d68f6600f4703b200000000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[298] = ^(loop_in & 600'h18652092d4782125e371bba3524549d8ffb4eccafe603904a5133d1aaf4a3ad1ecc01f8e476400000000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_full[299] = ^(loop_in & 600'h308a5125a8f0025bc2e37706a48a92b1ff79d994fcc0720d4b267a355e9575a3d9843f1cced800000000000000000000000000000000000000000000000000000000000000000000000000);
     wire [299:0] rem_end; // remainder after the last message beat
-    assign rem_end[0] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000000000000001b8e32000000000000000000000000000000000000000000000000000000000000000000000000000b8e32);
-    assign rem_end[1] = ^(div_in & 620'h000000000000000000000000000000000000000000000000000000000000000000000271c6500000000000000000000000000000000000000000000000000000000000000000000000000071c65);
-    assign rem_end[2] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000000000000004e3ccb000000000000000000000000000000000000000000000000000000000000000000000000000e3ccb);
-    assign rem_end[3] = ^(div_in & 620'h00000000000000000000000000000000000000000000000000000000000000000000087f7a40000000000000000000000000000000000000000000000000000000000000000000000000007f7a4);
-    assign rem_end[4] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000000000000010fef48000000000000000000000000000000000000000000000000000000000000000000000000000fef48);
-    assign rem_end[5] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000000000000020fde91000000000000000000000000000000000000000000000000000000000000000000000000000fde91);
-    assign rem_end[6] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000000000000040fb923000000000000000000000000000000000000000000000000000000000000000000000000000fb923);
-    assign rem_end[7] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000000000000080f7246000000000000000000000000000000000000000000000000000000000000000000000000000f7246);
-    assign rem_end[8] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000000000000100ee08c000000000000000000000000000000000000000000000000000000000000000000000000000ee08c);
-    assign rem_end[9] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000000000000200dc519000000000000000000000000000000000000000000000000000000000000000000000000000dc519);
-    assign rem_end[10] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000000000000400688bd000000000000000000000000000000000000000000000000000000000000000000000000000688bd);
-    assign rem_end[11] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000000000000800d117b000000000000000000000000000000000000000000000000000000000000000000000000000d117b);
-    assign rem_end[12] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000000000001000a22f6000000000000000000000000000000000000000000000000000000000000000000000000000a22f6);
-    assign rem_end[13] = ^(div_in & 620'h00000000000000000000000000000000000000000000000000000000000000000020002cd510000000000000000000000000000000000000000000000000000000000000000000000000002cd51);
-    assign rem_end[14] = ^(div_in & 620'h000000000000000000000000000000000000000000000000000000000000000000400059aa200000000000000000000000000000000000000000000000000000000000000000000000000059aa2);
-    assign rem_end[15] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000000000008000b3545000000000000000000000000000000000000000000000000000000000000000000000000000b3545);
-    assign rem_end[16] = ^(div_in & 620'h000000000000000000000000000000000000000000000000000000000000000001000066a8b00000000000000000000000000000000000000000000000000000000000000000000000000066a8b);
-    assign rem_end[17] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000000000020000cd117000000000000000000000000000000000000000000000000000000000000000000000000000cd117);
-    assign rem_end[18] = ^(div_in & 620'h00000000000000000000000000000000000000000000000000000000000000000400009a22f0000000000000000000000000000000000000000000000000000000000000000000000000009a22f);
-    assign rem_end[19] = ^(div_in & 620'h00000000000000000000000000000000000000000000000000000000000000000800003445e0000000000000000000000000000000000000000000000000000000000000000000000000003445e);
-    assign rem_end[20] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000000000100000ba492000000000000000000000000000000000000000000000000000000000000000000000000000ba492);
-    assign rem_end[21] = ^(div_in & 620'h000000000000000000000000000000000000000000000000000000000000000020000074d2400000000000000000000000000000000000000000000000000000000000000000000000000074d24);
-    assign rem_end[22] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000000000400000e9a49000000000000000000000000000000000000000000000000000000000000000000000000000e9a49);
-    assign rem_end[23] = ^(div_in & 620'h00000000000000000000000000000000000000000000000000000000000000008000006940100000000000000000000000000000000000000000000000000000000000000000000000000069401);
-    assign rem_end[24] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000000001000000d2c02000000000000000000000000000000000000000000000000000000000000000000000000000d2c02);
-    assign rem_end[25] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000000002000000a5c04000000000000000000000000000000000000000000000000000000000000000000000000000a5c04);
-    assign rem_end[26] = ^(div_in & 620'h00000000000000000000000000000000000000000000000000000000000000040000004b8090000000000000000000000000000000000000000000000000000000000000000000000000004b809);
-    assign rem_end[27] = ^(div_in & 620'h00000000000000000000000000000000000000000000000000000000000000080000009741200000000000000000000000000000000000000000000000000000000000000000000000000097412);
-    assign rem_end[28] = ^(div_in & 620'h00000000000000000000000000000000000000000000000000000000000000100000002e8240000000000000000000000000000000000000000000000000000000000000000000000000002e824);
-    assign rem_end[29] = ^(div_in & 620'h00000000000000000000000000000000000000000000000000000000000000200000005d0490000000000000000000000000000000000000000000000000000000000000000000000000005d049);
-    assign rem_end[30] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000000040000000ce09a000000000000000000000000000000000000000000000000000000000000000000000000000ce09a);
-    assign rem_end[31] = ^(div_in & 620'h00000000000000000000000000000000000000000000000000000000000000800000009c5340000000000000000000000000000000000000000000000000000000000000000000000000009c534);
-    assign rem_end[32] = ^(div_in & 620'h000000000000000000000000000000000000000000000000000000000000010000000038e6900000000000000000000000000000000000000000000000000000000000000000000000000038e69);
-    assign rem_end[33] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000000200000000bf849000000000000000000000000000000000000000000000000000000000000000000000000000bf849);
-    assign rem_end[34] = ^(div_in & 620'h00000000000000000000000000000000000000000000000000000000000004000000007f0920000000000000000000000000000000000000000000000000000000000000000000000000007f092);
-    assign rem_end[35] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000000800000000fe524000000000000000000000000000000000000000000000000000000000000000000000000000fe524);
-    assign rem_end[36] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000001000000000fce49000000000000000000000000000000000000000000000000000000000000000000000000000fce49);
-    assign rem_end[37] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000002000000000f9c93000000000000000000000000000000000000000000000000000000000000000000000000000f9c93);
-    assign rem_end[38] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000004000000000f3926000000000000000000000000000000000000000000000000000000000000000000000000000f3926);
-    assign rem_end[39] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000008000000000e724d000000000000000000000000000000000000000000000000000000000000000000000000000e724d);
-    assign rem_end[40] = ^(div_in & 620'h000000000000000000000000000000000000000000000000000000000001000000000068a5500000000000000000000000000000000000000000000000000000000000000000000000000068a55);
-    assign rem_end[41] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000020000000000d10aa000000000000000000000000000000000000000000000000000000000000000000000000000d10aa);
-    assign rem_end[42] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000040000000000a2154000000000000000000000000000000000000000000000000000000000000000000000000000a2154);
-    assign rem_end[43] = ^(div_in & 620'h00000000000000000000000000000000000000000000000000000000000800000000002ccfc0000000000000000000000000000000000000000000000000000000000000000000000000002ccfc);
-    assign rem_end[44] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000100000000000599f9000000000000000000000000000000000000000000000000000000000000000000000000000599f9);
-    assign rem_end[45] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000200000000000b37f2000000000000000000000000000000000000000000000000000000000000000000000000000b37f2);
-    assign rem_end[46] = ^(div_in & 620'h000000000000000000000000000000000000000000000000000000000040000000000066be500000000000000000000000000000000000000000000000000000000000000000000000000066be5);
-    assign rem_end[47] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000800000000000cd3ca000000000000000000000000000000000000000000000000000000000000000000000000000cd3ca);
-    assign rem_end[48] = ^(div_in & 620'h00000000000000000000000000000000000000000000000000000000010000000000009a3950000000000000000000000000000000000000000000000000000000000000000000000000009a395);
-    assign rem_end[49] = ^(div_in & 620'h00000000000000000000000000000000000000000000000000000000020000000000003472a0000000000000000000000000000000000000000000000000000000000000000000000000003472a);
-    assign rem_end[50] = ^(div_in & 620'h00000000000000000000000000000000000000000000000000000000040000000000000075300000000000000000000000000000000000000000000000000000000000000000000000000000753);
-    assign rem_end[51] = ^(div_in & 620'h000000000000000000000000000000000000000000000000000000000800000000000000aa700000000000000000000000000000000000000000000000000000000000000000000000000000aa7);
-    assign rem_end[52] = ^(div_in & 620'h00000000000000000000000000000000000000000000000000000000100000000000000114e0000000000000000000000000000000000000000000000000000000000000000000000000000114e);
-    assign rem_end[53] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000020000000000000021ce000000000000000000000000000000000000000000000000000000000000000000000000000021ce);
-    assign rem_end[54] = ^(div_in & 620'h00000000000000000000000000000000000000000000000000000000400000000000000439d0000000000000000000000000000000000000000000000000000000000000000000000000000439d);
-    assign rem_end[55] = ^(div_in & 620'h00000000000000000000000000000000000000000000000000000000800000000000000833a0000000000000000000000000000000000000000000000000000000000000000000000000000833a);
-    assign rem_end[56] = ^(div_in & 620'h00000000000000000000000000000000000000000000000000000001000000000000001027500000000000000000000000000000000000000000000000000000000000000000000000000010275);
-    assign rem_end[57] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000200000000000000200ea000000000000000000000000000000000000000000000000000000000000000000000000000200ea);
-    assign rem_end[58] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000400000000000000401d4000000000000000000000000000000000000000000000000000000000000000000000000000401d4);
-    assign rem_end[59] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000800000000000000803a9000000000000000000000000000000000000000000000000000000000000000000000000000803a9);
-    assign rem_end[60] = ^(div_in & 620'h00000000000000000000000000000000000000000000000000000010000000000000006c00b0000000000000000000000000000000000000000000000000000000000000000000000000006c00b);
-    assign rem_end[61] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000002000000000000000d8016000000000000000000000000000000000000000000000000000000000000000000000000000d8016);
-    assign rem_end[62] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000004000000000000000b042d000000000000000000000000000000000000000000000000000000000000000000000000000b042d);
-    assign rem_end[63] = ^(div_in & 620'h00000000000000000000000000000000000000000000000000000080000000000000000cc500000000000000000000000000000000000000000000000000000000000000000000000000000cc50);
-    assign rem_end[64] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000010000000000000000198a0000000000000000000000000000000000000000000000000000000000000000000000000000198a0);
-    assign rem_end[65] = ^(div_in & 620'h00000000000000000000000000000000000000000000000000000200000000000000003354000000000000000000000000000000000000000000000000000000000000000000000000000033540);
-    assign rem_end[66] = ^(div_in & 620'h000000000000000000000000000000000000000000000000000004000000000000000066e8000000000000000000000000000000000000000000000000000000000000000000000000000066e80);
-    assign rem_end[67] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000080000000000000000cd901000000000000000000000000000000000000000000000000000000000000000000000000000cd901);
-    assign rem_end[68] = ^(div_in & 620'h00000000000000000000000000000000000000000000000000001000000000000000009b2020000000000000000000000000000000000000000000000000000000000000000000000000009b202);
-    assign rem_end[69] = ^(div_in & 620'h00000000000000000000000000000000000000000000000000002000000000000000003600500000000000000000000000000000000000000000000000000000000000000000000000000036005);
-    assign rem_end[70] = ^(div_in & 620'h000000000000000000000000000000000000000000000000000040000000000000000018ff900000000000000000000000000000000000000000000000000000000000000000000000000018ff9);
-    assign rem_end[71] = ^(div_in & 620'h000000000000000000000000000000000000000000000000000080000000000000000031bf300000000000000000000000000000000000000000000000000000000000000000000000000031bf3);
-    assign rem_end[72] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000001000000000000000000637e7000000000000000000000000000000000000000000000000000000000000000000000000000637e7);
-    assign rem_end[73] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000002000000000000000000de037000000000000000000000000000000000000000000000000000000000000000000000000000de037);
-    assign rem_end[74] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000004000000000000000000bc46f000000000000000000000000000000000000000000000000000000000000000000000000000bc46f);
-    assign rem_end[75] = ^(div_in & 620'h000000000000000000000000000000000000000000000000000800000000000000000078cdf00000000000000000000000000000000000000000000000000000000000000000000000000078cdf);
-    assign rem_end[76] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000010000000000000000000f19bf000000000000000000000000000000000000000000000000000000000000000000000000000f19bf);
-    assign rem_end[77] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000020000000000000000000e337f000000000000000000000000000000000000000000000000000000000000000000000000000e337f);
-    assign rem_end[78] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000040000000000000000000c62fe000000000000000000000000000000000000000000000000000000000000000000000000000c62fe);
-    assign rem_end[79] = ^(div_in & 620'h00000000000000000000000000000000000000000000000000800000000000000000008c5fc0000000000000000000000000000000000000000000000000000000000000000000000000008c5fc);
-    assign rem_end[80] = ^(div_in & 620'h00000000000000000000000000000000000000000000000001000000000000000000003134400000000000000000000000000000000000000000000000000000000000000000000000000031344);
-    assign rem_end[81] = ^(div_in & 620'h00000000000000000000000000000000000000000000000002000000000000000000006268800000000000000000000000000000000000000000000000000000000000000000000000000062688);
-    assign rem_end[82] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000400000000000000000000c4911000000000000000000000000000000000000000000000000000000000000000000000000000c4911);
-    assign rem_end[83] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000800000000000000000000b8566000000000000000000000000000000000000000000000000000000000000000000000000000b8566);
-    assign rem_end[84] = ^(div_in & 620'h000000000000000000000000000000000000000000000000100000000000000000000070ecd00000000000000000000000000000000000000000000000000000000000000000000000000070ecd);
-    assign rem_end[85] = ^(div_in & 620'h0000000000000000000000000000000000000000000000002000000000000000000000e199a000000000000000000000000000000000000000000000000000000000000000000000000000e199a);
-    assign rem_end[86] = ^(div_in & 620'h0000000000000000000000000000000000000000000000004000000000000000000000c3334000000000000000000000000000000000000000000000000000000000000000000000000000c3334);
-    assign rem_end[87] = ^(div_in & 620'h00000000000000000000000000000000000000000000000080000000000000000000008626800000000000000000000000000000000000000000000000000000000000000000000000000086268);
-    assign rem_end[88] = ^(div_in & 620'h00000000000000000000000000000000000000000000000100000000000000000000000c4d10000000000000000000000000000000000000000000000000000000000000000000000000000c4d1);
-    assign rem_end[89] = ^(div_in & 620'h0000000000000000000000000000000000000000000000020000000000000000000000189a2000000000000000000000000000000000000000000000000000000000000000000000000000189a2);
-    assign rem_end[90] = ^(div_in & 620'h00000000000000000000000000000000000000000000000400000000000000000000003e6730000000000000000000000000000000000000000000000000000000000000000000000000003e673);
-    assign rem_end[91] = ^(div_in & 620'h00000000000000000000000000000000000000000000000800000000000000000000007c8e70000000000000000000000000000000000000000000000000000000000000000000000000007c8e7);
-    assign rem_end[92] = ^(div_in & 620'h0000000000000000000000000000000000000000000000100000000000000000000000f91cf000000000000000000000000000000000000000000000000000000000000000000000000000f91cf);
-    assign rem_end[93] = ^(div_in & 620'h0000000000000000000000000000000000000000000000200000000000000000000000cc5ec000000000000000000000000000000000000000000000000000000000000000000000000000cc5ec);
-    assign rem_end[94] = ^(div_in & 620'h000000000000000000000000000000000000000000000040000000000000000000000098fd900000000000000000000000000000000000000000000000000000000000000000000000000098fd9);
-    assign rem_end[95] = ^(div_in & 620'h000000000000000000000000000000000000000000000080000000000000000000000031fb300000000000000000000000000000000000000000000000000000000000000000000000000031fb3);
-    assign rem_end[96] = ^(div_in & 620'h000000000000000000000000000000000000000000000100000000000000000000000063f6700000000000000000000000000000000000000000000000000000000000000000000000000063f67);
-    assign rem_end[97] = ^(div_in & 620'h0000000000000000000000000000000000000000000002000000000000000000000000c7ece000000000000000000000000000000000000000000000000000000000000000000000000000c7ece);
-    assign rem_end[98] = ^(div_in & 620'h00000000000000000000000000000000000000000000040000000000000000000000008f99c0000000000000000000000000000000000000000000000000000000000000000000000000008f99c);
-    assign rem_end[99] = ^(div_in & 620'h00000000000000000000000000000000000000000000080000000000000000000000001f3390000000000000000000000000000000000000000000000000000000000000000000000000001f339);
-    assign rem_end[100] = ^(div_in & 620'h000000000000000000000000000000000000000000001000000000000000000000000054d8100000000000000000000000000000000000000000000000000000000000000000000000000054d81);
-    assign rem_end[101] = ^(div_in & 620'h0000000000000000000000000000000000000000000020000000000000000000000000a9b02000000000000000000000000000000000000000000000000000000000000000000000000000a9b02);
-    assign rem_end[102] = ^(div_in & 620'h00000000000000000000000000000000000000000000400000000000000000000000005320500000000000000000000000000000000000000000000000000000000000000000000000000053205);
-    assign rem_end[103] = ^(div_in & 620'h0000000000000000000000000000000000000000000080000000000000000000000000f298b000000000000000000000000000000000000000000000000000000000000000000000000000f298b);
-    assign rem_end[104] = ^(div_in & 620'h0000000000000000000000000000000000000000000100000000000000000000000000e5716000000000000000000000000000000000000000000000000000000000000000000000000000e5716);
-    assign rem_end[105] = ^(div_in & 620'h0000000000000000000000000000000000000000000200000000000000000000000000caa2c000000000000000000000000000000000000000000000000000000000000000000000000000caa2c);
-    assign rem_end[106] = ^(div_in & 620'h00000000000000000000000000000000000000000004000000000000000000000000009545800000000000000000000000000000000000000000000000000000000000000000000000000095458);
-    assign rem_end[107] = ^(div_in & 620'h00000000000000000000000000000000000000000008000000000000000000000000002a8b00000000000000000000000000000000000000000000000000000000000000000000000000002a8b0);
-    assign rem_end[108] = ^(div_in & 620'h00000000000000000000000000000000000000000010000000000000000000000000005516000000000000000000000000000000000000000000000000000000000000000000000000000055160);
-    assign rem_end[109] = ^(div_in & 620'h0000000000000000000000000000000000000000002000000000000000000000000000aa6c0000000000000000000000000000000000000000000000000000000000000000000000000000aa6c0);
-    assign rem_end[110] = ^(div_in & 620'h00000000000000000000000000000000000000000040000000000000000000000000004219500000000000000000000000000000000000000000000000000000000000000000000000000042195);
-    assign rem_end[111] = ^(div_in & 620'h00000000000000000000000000000000000000000080000000000000000000000000008432b0000000000000000000000000000000000000000000000000000000000000000000000000008432b);
-    assign rem_end[112] = ^(div_in & 620'h00000000000000000000000000000000000000000100000000000000000000000000000865700000000000000000000000000000000000000000000000000000000000000000000000000008657);
-    assign rem_end[113] = ^(div_in & 620'h00000000000000000000000000000000000000000200000000000000000000000000005293b0000000000000000000000000000000000000000000000000000000000000000000000000005293b);
-    assign rem_end[114] = ^(div_in & 620'h0000000000000000000000000000000000000000040000000000000000000000000000a5276000000000000000000000000000000000000000000000000000000000000000000000000000a5276);
-    assign rem_end[115] = ^(div_in & 620'h00000000000000000000000000000000000000000800000000000000000000000000004a0ec0000000000000000000000000000000000000000000000000000000000000000000000000004a0ec);
-    assign rem_end[116] = ^(div_in & 620'h0000000000000000000000000000000000000000100000000000000000000000000000941d9000000000000000000000000000000000000000000000000000000000000000000000000000941d9);
-    assign rem_end[117] = ^(div_in & 620'h0000000000000000000000000000000000000000200000000000000000000000000000287b2000000000000000000000000000000000000000000000000000000000000000000000000000287b2);
-    assign rem_end[118] = ^(div_in & 620'h000000000000000000000000000000000000000040000000000000000000000000000050b6500000000000000000000000000000000000000000000000000000000000000000000000000050b65);
-    assign rem_end[119] = ^(div_in & 620'h0000000000000000000000000000000000000000800000000000000000000000000000a12ca000000000000000000000000000000000000000000000000000000000000000000000000000a12ca);
-    assign rem_end[120] = ^(div_in & 620'h0000000000000000000000000000000000000001000000000000000000000000000000f425a000000000000000000000000000000000000000000000000000000000000000000000000000f425a);
-    assign rem_end[121] = ^(div_in & 620'h0000000000000000000000000000000000000002000000000000000000000000000000e84b5000000000000000000000000000000000000000000000000000000000000000000000000000e84b5);
-    assign rem_end[122] = ^(div_in & 620'h0000000000000000000000000000000000000004000000000000000000000000000000d0d6b000000000000000000000000000000000000000000000000000000000000000000000000000d0d6b);
-    assign rem_end[123] = ^(div_in & 620'h000000000000000000000000000000000000000800000000000000000000000000000055c8c00000000000000000000000000000000000000000000000000000000000000000000000000055c8c);
-    assign rem_end[124] = ^(div_in & 620'h0000000000000000000000000000000000000010000000000000000000000000000000abd19000000000000000000000000000000000000000000000000000000000000000000000000000abd19);
-    assign rem_end[125] = ^(div_in & 620'h000000000000000000000000000000000000002000000000000000000000000000000057a3200000000000000000000000000000000000000000000000000000000000000000000000000057a32);
-    assign rem_end[126] = ^(div_in & 620'h0000000000000000000000000000000000000040000000000000000000000000000000af465000000000000000000000000000000000000000000000000000000000000000000000000000af465);
-    assign rem_end[127] = ^(div_in & 620'h00000000000000000000000000000000000000800000000000000000000000000000005e8cb0000000000000000000000000000000000000000000000000000000000000000000000000005e8cb);
-    assign rem_end[128] = ^(div_in & 620'h0000000000000000000000000000000000000100000000000000000000000000000000bd196000000000000000000000000000000000000000000000000000000000000000000000000000bd196);
-    assign rem_end[129] = ^(div_in & 620'h00000000000000000000000000000000000002000000000000000000000000000000007a32d0000000000000000000000000000000000000000000000000000000000000000000000000007a32d);
-    assign rem_end[130] = ^(div_in & 620'h000000000000000000000000000000000000040000000000000000000000000000000056a2a00000000000000000000000000000000000000000000000000000000000000000000000000056a2a);
-    assign rem_end[131] = ^(div_in & 620'h0000000000000000000000000000000000000800000000000000000000000000000000ad055000000000000000000000000000000000000000000000000000000000000000000000000000ad055);
-    assign rem_end[132] = ^(div_in & 620'h00000000000000000000000000000000000010000000000000000000000000000000005a0ab0000000000000000000000000000000000000000000000000000000000000000000000000005a0ab);
-    assign rem_end[133] = ^(div_in & 620'h0000000000000000000000000000000000002000000000000000000000000000000000e2b7c000000000000000000000000000000000000000000000000000000000000000000000000000e2b7c);
-    assign rem_end[134] = ^(div_in & 620'h0000000000000000000000000000000000004000000000000000000000000000000000c56f8000000000000000000000000000000000000000000000000000000000000000000000000000c56f8);
-    assign rem_end[135] = ^(div_in & 620'h00000000000000000000000000000000000080000000000000000000000000000000008a9f10000000000000000000000000000000000000000000000000000000000000000000000000008a9f1);
-    assign rem_end[136] = ^(div_in & 620'h0000000000000000000000000000000000010000000000000000000000000000000000157e2000000000000000000000000000000000000000000000000000000000000000000000000000157e2);
-    assign rem_end[137] = ^(div_in & 620'h00000000000000000000000000000000000200000000000000000000000000000000002afc50000000000000000000000000000000000000000000000000000000000000000000000000002afc5);
-    assign rem_end[138] = ^(div_in & 620'h000000000000000000000000000000000004000000000000000000000000000000000055b8a00000000000000000000000000000000000000000000000000000000000000000000000000055b8a);
-    assign rem_end[139] = ^(div_in & 620'h0000000000000000000000000000000000080000000000000000000000000000000000ab715000000000000000000000000000000000000000000000000000000000000000000000000000ab715);
-    assign rem_end[140] = ^(div_in & 620'h00000000000000000000000000000000001000000000000000000000000000000000006f6f40000000000000000000000000000000000000000000000000000000000000000000000000006f6f4);
-    assign rem_end[141] = ^(div_in & 620'h0000000000000000000000000000000000200000000000000000000000000000000000dede8000000000000000000000000000000000000000000000000000000000000000000000000000dede8);
-    assign rem_end[142] = ^(div_in & 620'h0000000000000000000000000000000000400000000000000000000000000000000000bdfd0000000000000000000000000000000000000000000000000000000000000000000000000000bdfd0);
-    assign rem_end[143] = ^(div_in & 620'h000000000000000000000000000000000080000000000000000000000000000000000014d5500000000000000000000000000000000000000000000000000000000000000000000000000014d55);
-    assign rem_end[144] = ^(div_in & 620'h000000000000000000000000000000000100000000000000000000000000000000000029aab00000000000000000000000000000000000000000000000000000000000000000000000000029aab);
-    assign rem_end[145] = ^(div_in & 620'h00000000000000000000000000000000020000000000000000000000000000000000005355700000000000000000000000000000000000000000000000000000000000000000000000000053557);
-    assign rem_end[146] = ^(div_in & 620'h0000000000000000000000000000000004000000000000000000000000000000000000a6eaf000000000000000000000000000000000000000000000000000000000000000000000000000a6eaf);
-    assign rem_end[147] = ^(div_in & 620'h00000000000000000000000000000000080000000000000000000000000000000000004dd5e0000000000000000000000000000000000000000000000000000000000000000000000000004dd5e);
-    assign rem_end[148] = ^(div_in & 620'h00000000000000000000000000000000100000000000000000000000000000000000009bebd0000000000000000000000000000000000000000000000000000000000000000000000000009bebd);
-    assign rem_end[149] = ^(div_in & 620'h00000000000000000000000000000000200000000000000000000000000000000000003797a0000000000000000000000000000000000000000000000000000000000000000000000000003797a);
-    assign rem_end[150] = ^(div_in & 620'h00000000000000000000000000000000400000000000000000000000000000000000008374e0000000000000000000000000000000000000000000000000000000000000000000000000008374e);
-    assign rem_end[151] = ^(div_in & 620'h000000000000000000000000000000008000000000000000000000000000000000000006a9c00000000000000000000000000000000000000000000000000000000000000000000000000006a9c);
-    assign rem_end[152] = ^(div_in & 620'h00000000000000000000000000000001000000000000000000000000000000000000000d1380000000000000000000000000000000000000000000000000000000000000000000000000000d138);
-    assign rem_end[153] = ^(div_in & 620'h00000000000000000000000000000002000000000000000000000000000000000000009913e0000000000000000000000000000000000000000000000000000000000000000000000000009913e);
-    assign rem_end[154] = ^(div_in & 620'h00000000000000000000000000000004000000000000000000000000000000000000003227d0000000000000000000000000000000000000000000000000000000000000000000000000003227d);
-    assign rem_end[155] = ^(div_in & 620'h0000000000000000000000000000000800000000000000000000000000000000000000640fa000000000000000000000000000000000000000000000000000000000000000000000000000640fa);
-    assign rem_end[156] = ^(div_in & 620'h0000000000000000000000000000001000000000000000000000000000000000000000c81f4000000000000000000000000000000000000000000000000000000000000000000000000000c81f4);
-    assign rem_end[157] = ^(div_in & 620'h0000000000000000000000000000002000000000000000000000000000000000000000907e9000000000000000000000000000000000000000000000000000000000000000000000000000907e9);
-    assign rem_end[158] = ^(div_in & 620'h000000000000000000000000000000400000000000000000000000000000000000000020fd300000000000000000000000000000000000000000000000000000000000000000000000000020fd3);
-    assign rem_end[159] = ^(div_in & 620'h000000000000000000000000000000800000000000000000000000000000000000000041ba700000000000000000000000000000000000000000000000000000000000000000000000000041ba7);
-    assign rem_end[160] = ^(div_in & 620'h00000000000000000000000000000100000000000000000000000000000000000000002bae30000000000000000000000000000000000000000000000000000000000000000000000000002bae3);
-    assign rem_end[161] = ^(div_in & 620'h0000000000000000000000000000020000000000000000000000000000000000000000575c7000000000000000000000000000000000000000000000000000000000000000000000000000575c7);
-    assign rem_end[162] = ^(div_in & 620'h0000000000000000000000000000040000000000000000000000000000000000000000aef8f000000000000000000000000000000000000000000000000000000000000000000000000000aef8f);
-    assign rem_end[163] = ^(div_in & 620'h0000000000000000000000000000080000000000000000000000000000000000000000765fd000000000000000000000000000000000000000000000000000000000000000000000000000765fd);
-    assign rem_end[164] = ^(div_in & 620'h0000000000000000000000000000100000000000000000000000000000000000000000ecbfb000000000000000000000000000000000000000000000000000000000000000000000000000ecbfb);
-    assign rem_end[165] = ^(div_in & 620'h0000000000000000000000000000200000000000000000000000000000000000000000d97f7000000000000000000000000000000000000000000000000000000000000000000000000000d97f7);
-    assign rem_end[166] = ^(div_in & 620'h0000000000000000000000000000400000000000000000000000000000000000000000b2bee000000000000000000000000000000000000000000000000000000000000000000000000000b2bee);
-    assign rem_end[167] = ^(div_in & 620'h0000000000000000000000000000800000000000000000000000000000000000000000657dc000000000000000000000000000000000000000000000000000000000000000000000000000657dc);
-    assign rem_end[168] = ^(div_in & 620'h0000000000000000000000000001000000000000000000000000000000000000000000cafb8000000000000000000000000000000000000000000000000000000000000000000000000000cafb8);
-    assign rem_end[169] = ^(div_in & 620'h000000000000000000000000000200000000000000000000000000000000000000000095f7100000000000000000000000000000000000000000000000000000000000000000000000000095f71);
-    assign rem_end[170] = ^(div_in & 620'h00000000000000000000000000040000000000000000000000000000000000000000005f5bc0000000000000000000000000000000000000000000000000000000000000000000000000005f5bc);
-    assign rem_end[171] = ^(div_in & 620'h0000000000000000000000000008000000000000000000000000000000000000000000bef79000000000000000000000000000000000000000000000000000000000000000000000000000bef79);
-    assign rem_end[172] = ^(div_in & 620'h00000000000000000000000000100000000000000000000000000000000000000000007def30000000000000000000000000000000000000000000000000000000000000000000000000007def3);
-    assign rem_end[173] = ^(div_in & 620'h0000000000000000000000000020000000000000000000000000000000000000000000a485b000000000000000000000000000000000000000000000000000000000000000000000000000a485b);
-    assign rem_end[174] = ^(div_in & 620'h0000000000000000000000000040000000000000000000000000000000000000000000494b6000000000000000000000000000000000000000000000000000000000000000000000000000494b6);
-    assign rem_end[175] = ^(div_in & 620'h000000000000000000000000008000000000000000000000000000000000000000000092d6d00000000000000000000000000000000000000000000000000000000000000000000000000092d6d);
-    assign rem_end[176] = ^(div_in & 620'h000000000000000000000000010000000000000000000000000000000000000000000025edb00000000000000000000000000000000000000000000000000000000000000000000000000025edb);
-    assign rem_end[177] = ^(div_in & 620'h00000000000000000000000002000000000000000000000000000000000000000000004bdb70000000000000000000000000000000000000000000000000000000000000000000000000004bdb7);
-    assign rem_end[178] = ^(div_in & 620'h000000000000000000000000040000000000000000000000000000000000000000000097f6f00000000000000000000000000000000000000000000000000000000000000000000000000097f6f);
-    assign rem_end[179] = ^(div_in & 620'h00000000000000000000000008000000000000000000000000000000000000000000002fade0000000000000000000000000000000000000000000000000000000000000000000000000002fade);
-    assign rem_end[180] = ^(div_in & 620'h00000000000000000000000010000000000000000000000000000000000000000000005de440000000000000000000000000000000000000000000000000000000000000000000000000005de44);
-    assign rem_end[181] = ^(div_in & 620'h0000000000000000000000002000000000000000000000000000000000000000000000bbc88000000000000000000000000000000000000000000000000000000000000000000000000000bbc88);
-    assign rem_end[182] = ^(div_in & 620'h00000000000000000000000040000000000000000000000000000000000000000000007791000000000000000000000000000000000000000000000000000000000000000000000000000077910);
-    assign rem_end[183] = ^(div_in & 620'h0000000000000000000000008000000000000000000000000000000000000000000000b2864000000000000000000000000000000000000000000000000000000000000000000000000000b2864);
-    assign rem_end[184] = ^(div_in & 620'h0000000000000000000000010000000000000000000000000000000000000000000000654c9000000000000000000000000000000000000000000000000000000000000000000000000000654c9);
-    assign rem_end[185] = ^(div_in & 620'h0000000000000000000000020000000000000000000000000000000000000000000000cad92000000000000000000000000000000000000000000000000000000000000000000000000000cad92);
-    assign rem_end[186] = ^(div_in & 620'h000000000000000000000004000000000000000000000000000000000000000000000095f2400000000000000000000000000000000000000000000000000000000000000000000000000095f24);
-    assign rem_end[187] = ^(div_in & 620'h00000000000000000000000800000000000000000000000000000000000000000000002ba480000000000000000000000000000000000000000000000000000000000000000000000000002ba48);
-    assign rem_end[188] = ^(div_in & 620'h00000000000000000000001000000000000000000000000000000000000000000000005749100000000000000000000000000000000000000000000000000000000000000000000000000057491);
-    assign rem_end[189] = ^(div_in & 620'h0000000000000000000000200000000000000000000000000000000000000000000000aed22000000000000000000000000000000000000000000000000000000000000000000000000000aed22);
-    assign rem_end[190] = ^(div_in & 620'h0000000000000000000000400000000000000000000000000000000000000000000000ad78b000000000000000000000000000000000000000000000000000000000000000000000000000ad78b);
-    assign rem_end[191] = ^(div_in & 620'h00000000000000000000008000000000000000000000000000000000000000000000005ab170000000000000000000000000000000000000000000000000000000000000000000000000005ab17);
-    assign rem_end[192] = ^(div_in & 620'h0000000000000000000001000000000000000000000000000000000000000000000000b522e000000000000000000000000000000000000000000000000000000000000000000000000000b522e);
-    assign rem_end[193] = ^(div_in & 620'h0000000000000000000002000000000000000000000000000000000000000000000000c77d7000000000000000000000000000000000000000000000000000000000000000000000000000c77d7);
-    assign rem_end[194] = ^(div_in & 620'h00000000000000000000040000000000000000000000000000000000000000000000008ebae0000000000000000000000000000000000000000000000000000000000000000000000000008ebae);
-    assign rem_end[195] = ^(div_in & 620'h00000000000000000000080000000000000000000000000000000000000000000000001d75c0000000000000000000000000000000000000000000000000000000000000000000000000001d75c);
-    assign rem_end[196] = ^(div_in & 620'h00000000000000000000100000000000000000000000000000000000000000000000003aeb80000000000000000000000000000000000000000000000000000000000000000000000000003aeb8);
-    assign rem_end[197] = ^(div_in & 620'h00000000000000000000200000000000000000000000000000000000000000000000007597100000000000000000000000000000000000000000000000000000000000000000000000000075971);
-    assign rem_end[198] = ^(div_in & 620'h0000000000000000000040000000000000000000000000000000000000000000000000eb6e2000000000000000000000000000000000000000000000000000000000000000000000000000eb6e2);
-    assign rem_end[199] = ^(div_in & 620'h0000000000000000000080000000000000000000000000000000000000000000000000d69c5000000000000000000000000000000000000000000000000000000000000000000000000000d69c5);
-    assign rem_end[200] = ^(div_in & 620'h0000000000000000000100000000000000000000000000000000000000000000000000919e5000000000000000000000000000000000000000000000000000000000000000000000000000919e5);
-    assign rem_end[201] = ^(div_in & 620'h0000000000000000000200000000000000000000000000000000000000000000000000233cb000000000000000000000000000000000000000000000000000000000000000000000000000233cb);
-    assign rem_end[202] = ^(div_in & 620'h00000000000000000004000000000000000000000000000000000000000000000000004679700000000000000000000000000000000000000000000000000000000000000000000000000046797);
-    assign rem_end[203] = ^(div_in & 620'h00000000000000000008000000000000000000000000000000000000000000000000001d2cb0000000000000000000000000000000000000000000000000000000000000000000000000001d2cb);
-    assign rem_end[204] = ^(div_in & 620'h00000000000000000010000000000000000000000000000000000000000000000000003a5970000000000000000000000000000000000000000000000000000000000000000000000000003a597);
-    assign rem_end[205] = ^(div_in & 620'h000000000000000000200000000000000000000000000000000000000000000000000074b2f00000000000000000000000000000000000000000000000000000000000000000000000000074b2f);
-    assign rem_end[206] = ^(div_in & 620'h0000000000000000004000000000000000000000000000000000000000000000000000e925e000000000000000000000000000000000000000000000000000000000000000000000000000e925e);
-    assign rem_end[207] = ^(div_in & 620'h0000000000000000008000000000000000000000000000000000000000000000000000d20bc000000000000000000000000000000000000000000000000000000000000000000000000000d20bc);
-    assign rem_end[208] = ^(div_in & 620'h0000000000000000010000000000000000000000000000000000000000000000000000a4579000000000000000000000000000000000000000000000000000000000000000000000000000a4579);
-    assign rem_end[209] = ^(div_in & 620'h000000000000000002000000000000000000000000000000000000000000000000000048ef200000000000000000000000000000000000000000000000000000000000000000000000000048ef2);
-    assign rem_end[210] = ^(div_in & 620'h0000000000000000040000000000000000000000000000000000000000000000000000cc91b000000000000000000000000000000000000000000000000000000000000000000000000000cc91b);
-    assign rem_end[211] = ^(div_in & 620'h00000000000000000800000000000000000000000000000000000000000000000000009963600000000000000000000000000000000000000000000000000000000000000000000000000099636);
-    assign rem_end[212] = ^(div_in & 620'h00000000000000001000000000000000000000000000000000000000000000000000003286c0000000000000000000000000000000000000000000000000000000000000000000000000003286c);
-    assign rem_end[213] = ^(div_in & 620'h0000000000000000200000000000000000000000000000000000000000000000000000a99c2000000000000000000000000000000000000000000000000000000000000000000000000000a99c2);
-    assign rem_end[214] = ^(div_in & 620'h00000000000000004000000000000000000000000000000000000000000000000000005338400000000000000000000000000000000000000000000000000000000000000000000000000053384);
-    assign rem_end[215] = ^(div_in & 620'h0000000000000000800000000000000000000000000000000000000000000000000000a6708000000000000000000000000000000000000000000000000000000000000000000000000000a6708);
-    assign rem_end[216] = ^(div_in & 620'h00000000000000010000000000000000000000000000000000000000000000000000004ce110000000000000000000000000000000000000000000000000000000000000000000000000004ce11);
-    assign rem_end[217] = ^(div_in & 620'h00000000000000020000000000000000000000000000000000000000000000000000009982300000000000000000000000000000000000000000000000000000000000000000000000000099823);
-    assign rem_end[218] = ^(div_in & 620'h00000000000000040000000000000000000000000000000000000000000000000000003304600000000000000000000000000000000000000000000000000000000000000000000000000033046);
-    assign rem_end[219] = ^(div_in & 620'h00000000000000080000000000000000000000000000000000000000000000000000006648d0000000000000000000000000000000000000000000000000000000000000000000000000006648d);
-    assign rem_end[220] = ^(div_in & 620'h00000000000000100000000000000000000000000000000000000000000000000000000666900000000000000000000000000000000000000000000000000000000000000000000000000006669);
-    assign rem_end[221] = ^(div_in & 620'h00000000000000200000000000000000000000000000000000000000000000000000000c8d30000000000000000000000000000000000000000000000000000000000000000000000000000c8d3);
-    assign rem_end[222] = ^(div_in & 620'h0000000000000040000000000000000000000000000000000000000000000000000000191a6000000000000000000000000000000000000000000000000000000000000000000000000000191a6);
-    assign rem_end[223] = ^(div_in & 620'h00000000000000800000000000000000000000000000000000000000000000000000003412400000000000000000000000000000000000000000000000000000000000000000000000000034124);
-    assign rem_end[224] = ^(div_in & 620'h00000000000001000000000000000000000000000000000000000000000000000000006824900000000000000000000000000000000000000000000000000000000000000000000000000068249);
-    assign rem_end[225] = ^(div_in & 620'h0000000000000200000000000000000000000000000000000000000000000000000000d0093000000000000000000000000000000000000000000000000000000000000000000000000000d0093);
-    assign rem_end[226] = ^(div_in & 620'h0000000000000400000000000000000000000000000000000000000000000000000000a0526000000000000000000000000000000000000000000000000000000000000000000000000000a0526);
-    assign rem_end[227] = ^(div_in & 620'h000000000000080000000000000000000000000000000000000000000000000000000040e4d00000000000000000000000000000000000000000000000000000000000000000000000000040e4d);
-    assign rem_end[228] = ^(div_in & 620'h00000000000010000000000000000000000000000000000000000000000000000000008189a0000000000000000000000000000000000000000000000000000000000000000000000000008189a);
-    assign rem_end[229] = ^(div_in & 620'h00000000000020000000000000000000000000000000000000000000000000000000000313400000000000000000000000000000000000000000000000000000000000000000000000000003134);
-    assign rem_end[230] = ^(div_in & 620'h0000000000004000000000000000000000000000000000000000000000000000000000a312e000000000000000000000000000000000000000000000000000000000000000000000000000a312e);
-    assign rem_end[231] = ^(div_in & 620'h00000000000080000000000000000000000000000000000000000000000000000000004625d0000000000000000000000000000000000000000000000000000000000000000000000000004625d);
-    assign rem_end[232] = ^(div_in & 620'h00000000000100000000000000000000000000000000000000000000000000000000008c0ba0000000000000000000000000000000000000000000000000000000000000000000000000008c0ba);
-    assign rem_end[233] = ^(div_in & 620'h0000000000020000000000000000000000000000000000000000000000000000000000bb45a000000000000000000000000000000000000000000000000000000000000000000000000000bb45a);
-    assign rem_end[234] = ^(div_in & 620'h0000000000040000000000000000000000000000000000000000000000000000000000768b4000000000000000000000000000000000000000000000000000000000000000000000000000768b4);
-    assign rem_end[235] = ^(div_in & 620'h0000000000080000000000000000000000000000000000000000000000000000000000ed169000000000000000000000000000000000000000000000000000000000000000000000000000ed169);
-    assign rem_end[236] = ^(div_in & 620'h0000000000100000000000000000000000000000000000000000000000000000000000da2d2000000000000000000000000000000000000000000000000000000000000000000000000000da2d2);
-    assign rem_end[237] = ^(div_in & 620'h0000000000200000000000000000000000000000000000000000000000000000000000b45a5000000000000000000000000000000000000000000000000000000000000000000000000000b45a5);
-    assign rem_end[238] = ^(div_in & 620'h000000000040000000000000000000000000000000000000000000000000000000000068f4b00000000000000000000000000000000000000000000000000000000000000000000000000068f4b);
-    assign rem_end[239] = ^(div_in & 620'h0000000000800000000000000000000000000000000000000000000000000000000000d1a97000000000000000000000000000000000000000000000000000000000000000000000000000d1a97);
-    assign rem_end[240] = ^(div_in & 620'h0000000001000000000000000000000000000000000000000000000000000000000000fc6fd000000000000000000000000000000000000000000000000000000000000000000000000000fc6fd);
-    assign rem_end[241] = ^(div_in & 620'h0000000002000000000000000000000000000000000000000000000000000000000000f8dfa000000000000000000000000000000000000000000000000000000000000000000000000000f8dfa);
-    assign rem_end[242] = ^(div_in & 620'h0000000004000000000000000000000000000000000000000000000000000000000000f1ff4000000000000000000000000000000000000000000000000000000000000000000000000000f1ff4);
-    assign rem_end[243] = ^(div_in & 620'h00000000080000000000000000000000000000000000000000000000000000000000001fd150000000000000000000000000000000000000000000000000000000000000000000000000001fd15);
-    assign rem_end[244] = ^(div_in & 620'h00000000100000000000000000000000000000000000000000000000000000000000003fe2b0000000000000000000000000000000000000000000000000000000000000000000000000003fe2b);
-    assign rem_end[245] = ^(div_in & 620'h00000000200000000000000000000000000000000000000000000000000000000000007fc570000000000000000000000000000000000000000000000000000000000000000000000000007fc57);
-    assign rem_end[246] = ^(div_in & 620'h0000000040000000000000000000000000000000000000000000000000000000000000ffcaf000000000000000000000000000000000000000000000000000000000000000000000000000ffcaf);
-    assign rem_end[247] = ^(div_in & 620'h0000000080000000000000000000000000000000000000000000000000000000000000ff95f000000000000000000000000000000000000000000000000000000000000000000000000000ff95f);
-    assign rem_end[248] = ^(div_in & 620'h0000000100000000000000000000000000000000000000000000000000000000000000ff2bf000000000000000000000000000000000000000000000000000000000000000000000000000ff2bf);
-    assign rem_end[249] = ^(div_in & 620'h0000000200000000000000000000000000000000000000000000000000000000000000fe17e000000000000000000000000000000000000000000000000000000000000000000000000000fe17e);
-    assign rem_end[250] = ^(div_in & 620'h00000004000000000000000000000000000000000000000000000000000000000000003a7130000000000000000000000000000000000000000000000000000000000000000000000000003a713);
-    assign rem_end[251] = ^(div_in & 620'h000000080000000000000000000000000000000000000000000000000000000000000074a2700000000000000000000000000000000000000000000000000000000000000000000000000074a27);
-    assign rem_end[252] = ^(div_in & 620'h0000001000000000000000000000000000000000000000000000000000000000000000e904e000000000000000000000000000000000000000000000000000000000000000000000000000e904e);
-    assign rem_end[253] = ^(div_in & 620'h0000002000000000000000000000000000000000000000000000000000000000000000e878e000000000000000000000000000000000000000000000000000000000000000000000000000e878e);
-    assign rem_end[254] = ^(div_in & 620'h0000004000000000000000000000000000000000000000000000000000000000000000d0f1c000000000000000000000000000000000000000000000000000000000000000000000000000d0f1c);
-    assign rem_end[255] = ^(div_in & 620'h0000008000000000000000000000000000000000000000000000000000000000000000a1e38000000000000000000000000000000000000000000000000000000000000000000000000000a1e38);
-    assign rem_end[256] = ^(div_in & 620'h00000100000000000000000000000000000000000000000000000000000000000000004387100000000000000000000000000000000000000000000000000000000000000000000000000043871);
-    assign rem_end[257] = ^(div_in & 620'h0000020000000000000000000000000000000000000000000000000000000000000000874e2000000000000000000000000000000000000000000000000000000000000000000000000000874e2);
-    assign rem_end[258] = ^(div_in & 620'h00000400000000000000000000000000000000000000000000000000000000000000000e9c40000000000000000000000000000000000000000000000000000000000000000000000000000e9c4);
-    assign rem_end[259] = ^(div_in & 620'h00000800000000000000000000000000000000000000000000000000000000000000001d3890000000000000000000000000000000000000000000000000000000000000000000000000001d389);
-    assign rem_end[260] = ^(div_in & 620'h0000100000000000000000000000000000000000000000000000000000000000000000f210e000000000000000000000000000000000000000000000000000000000000000000000000000f210e);
-    assign rem_end[261] = ^(div_in & 620'h0000200000000000000000000000000000000000000000000000000000000000000000e461d000000000000000000000000000000000000000000000000000000000000000000000000000e461d);
-    assign rem_end[262] = ^(div_in & 620'h0000400000000000000000000000000000000000000000000000000000000000000000c8c3a000000000000000000000000000000000000000000000000000000000000000000000000000c8c3a);
-    assign rem_end[263] = ^(div_in & 620'h000080000000000000000000000000000000000000000000000000000000000000000063d7a00000000000000000000000000000000000000000000000000000000000000000000000000063d7a);
-    assign rem_end[264] = ^(div_in & 620'h0001000000000000000000000000000000000000000000000000000000000000000000c7ef4000000000000000000000000000000000000000000000000000000000000000000000000000c7ef4);
-    assign rem_end[265] = ^(div_in & 620'h00020000000000000000000000000000000000000000000000000000000000000000008f9e80000000000000000000000000000000000000000000000000000000000000000000000000008f9e8);
-    assign rem_end[266] = ^(div_in & 620'h00040000000000000000000000000000000000000000000000000000000000000000001f3d00000000000000000000000000000000000000000000000000000000000000000000000000001f3d0);
-    assign rem_end[267] = ^(div_in & 620'h00080000000000000000000000000000000000000000000000000000000000000000003e7a10000000000000000000000000000000000000000000000000000000000000000000000000003e7a1);
-    assign rem_end[268] = ^(div_in & 620'h00100000000000000000000000000000000000000000000000000000000000000000007cb430000000000000000000000000000000000000000000000000000000000000000000000000007cb43);
-    assign rem_end[269] = ^(div_in & 620'h0020000000000000000000000000000000000000000000000000000000000000000000f9287000000000000000000000000000000000000000000000000000000000000000000000000000f9287);
-    assign rem_end[270] = ^(div_in & 620'h0040000000000000000000000000000000000000000000000000000000000000000000020eb000000000000000000000000000000000000000000000000000000000000000000000000000020eb);
-    assign rem_end[271] = ^(div_in & 620'h0080000000000000000000000000000000000000000000000000000000000000000000041d6000000000000000000000000000000000000000000000000000000000000000000000000000041d6);
-    assign rem_end[272] = ^(div_in & 620'h0100000000000000000000000000000000000000000000000000000000000000000000083ad000000000000000000000000000000000000000000000000000000000000000000000000000083ad);
-    assign rem_end[273] = ^(div_in & 620'h0200000000000000000000000000000000000000000000000000000000000000000000123b1000000000000000000000000000000000000000000000000000000000000000000000000000123b1);
-    assign rem_end[274] = ^(div_in & 620'h04000000000000000000000000000000000000000000000000000000000000000000002436300000000000000000000000000000000000000000000000000000000000000000000000000024363);
-    assign rem_end[275] = ^(div_in & 620'h0800000000000000000000000000000000000000000000000000000000000000000000482c7000000000000000000000000000000000000000000000000000000000000000000000000000482c7);
-    assign rem_end[276] = ^(div_in & 620'h10000000000000000000000000000000000000000000000000000000000000000000009018e0000000000000000000000000000000000000000000000000000000000000000000000000009018e);
-    assign rem_end[277] = ^(div_in & 620'h20000000000000000000000000000000000000000000000000000000000000000000002071d0000000000000000000000000000000000000000000000000000000000000000000000000002071d);
-    assign rem_end[278] = ^(div_in & 620'h400000000000000000000000000000000000000000000000000000000000000000000040a3a00000000000000000000000000000000000000000000000000000000000000000000000000040a3a);
-    assign rem_end[279] = ^(div_in & 620'h80000000000000000000000000000000000000000000000000000000000000000000008107500000000000000000000000000000000000000000000000000000000000000000000000000081075);
-    assign rem_end[280] = ^(div_in & 620'h00000000000000000000000000000000000000000000000000000000000000000000004598800000000000000000000000000000000000000000000000000000000000000000000000000045988);
-    assign rem_end[281] = ^(div_in & 620'h00000000000000000000000000000000000000000000000000000000000000000000008b7100000000000000000000000000000000000000000000000000000000000000000000000000008b710);
-    assign rem_end[282] = ^(div_in & 620'h000000000000000000000000000000000000000000000000000000000000000000000016a2100000000000000000000000000000000000000000000000000000000000000000000000000016a21);
-    assign rem_end[283] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000000000000000689cb000000000000000000000000000000000000000000000000000000000000000000000000000689cb);
-    assign rem_end[284] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000000000000000d1396000000000000000000000000000000000000000000000000000000000000000000000000000d1396);
-    assign rem_end[285] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000000000000000a232c000000000000000000000000000000000000000000000000000000000000000000000000000a232c);
-    assign rem_end[286] = ^(div_in & 620'h00000000000000000000000000000000000000000000000000000000000000000000004465800000000000000000000000000000000000000000000000000000000000000000000000000044658);
-    assign rem_end[287] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000000000000000888b1000000000000000000000000000000000000000000000000000000000000000000000000000888b1);
-    assign rem_end[288] = ^(div_in & 620'h00000000000000000000000000000000000000000000000000000000000000000000001156200000000000000000000000000000000000000000000000000000000000000000000000000011562);
-    assign rem_end[289] = ^(div_in & 620'h000000000000000000000000000000000000000000000000000000000000000000000022ec400000000000000000000000000000000000000000000000000000000000000000000000000022ec4);
-    assign rem_end[290] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000000000000000e0c31000000000000000000000000000000000000000000000000000000000000000000000000000e0c31);
-    assign rem_end[291] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000000000000000c1c62000000000000000000000000000000000000000000000000000000000000000000000000000c1c62);
-    assign rem_end[292] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000000000000000838c4000000000000000000000000000000000000000000000000000000000000000000000000000838c4);
-    assign rem_end[293] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000000000000000e7db8000000000000000000000000000000000000000000000000000000000000000000000000000e7db8);
-    assign rem_end[294] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000000000000000cfb70000000000000000000000000000000000000000000000000000000000000000000000000000cfb70);
-    assign rem_end[295] = ^(div_in & 620'h00000000000000000000000000000000000000000000000000000000000000000000009f2e10000000000000000000000000000000000000000000000000000000000000000000000000009f2e1);
-    assign rem_end[296] = ^(div_in & 620'h00000000000000000000000000000000000000000000000000000000000000000000003e1c30000000000000000000000000000000000000000000000000000000000000000000000000003e1c3);
-    assign rem_end[297] = ^(div_in & 620'h00000000000000000000000000000000000000000000000000000000000000000000007c3860000000000000000000000000000000000000000000000000000000000000000000000000007c386);
-    assign rem_end[298] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000000000000000f830c000000000000000000000000000000000000000000000000000000000000000000000000000f830c);
-    assign rem_end[299] = ^(div_in & 620'h0000000000000000000000000000000000000000000000000000000000000000000000f0618000000000000000000000000000000000000000000000000000000000000000000000000000f0618);
+    assign rem_end[0] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000000000000001b8e32000000000000000000000000000000000000000000000000000000000000000000000000001);
+    assign rem_end[1] = ^(loop_in & 600'h000000000000000000000000000000000000000000000000000000000000000000000271c65000000000000000000000000000000000000000000000000000000000000000000000000002);
+    assign rem_end[2] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000000000000004e3ccb000000000000000000000000000000000000000000000000000000000000000000000000004);
+    assign rem_end[3] = ^(loop_in & 600'h00000000000000000000000000000000000000000000000000000000000000000000087f7a4000000000000000000000000000000000000000000000000000000000000000000000000008);
+    assign rem_end[4] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000000000000010fef48000000000000000000000000000000000000000000000000000000000000000000000000010);
+    assign rem_end[5] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000000000000020fde91000000000000000000000000000000000000000000000000000000000000000000000000020);
+    assign rem_end[6] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000000000000040fb923000000000000000000000000000000000000000000000000000000000000000000000000040);
+    assign rem_end[7] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000000000000080f7246000000000000000000000000000000000000000000000000000000000000000000000000080);
+    assign rem_end[8] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000000000000100ee08c000000000000000000000000000000000000000000000000000000000000000000000000100);
+    assign rem_end[9] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000000000000200dc519000000000000000000000000000000000000000000000000000000000000000000000000200);
+    assign rem_end[10] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000000000000400688bd000000000000000000000000000000000000000000000000000000000000000000000000400);
+    assign rem_end[11] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000000000000800d117b000000000000000000000000000000000000000000000000000000000000000000000000800);
+    assign rem_end[12] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000000000001000a22f6000000000000000000000000000000000000000000000000000000000000000000000001000);
+    assign rem_end[13] = ^(loop_in & 600'h00000000000000000000000000000000000000000000000000000000000000000020002cd51000000000000000000000000000000000000000000000000000000000000000000000002000);
+    assign rem_end[14] = ^(loop_in & 600'h000000000000000000000000000000000000000000000000000000000000000000400059aa2000000000000000000000000000000000000000000000000000000000000000000000004000);
+    assign rem_end[15] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000000000008000b3545000000000000000000000000000000000000000000000000000000000000000000000008000);
+    assign rem_end[16] = ^(loop_in & 600'h000000000000000000000000000000000000000000000000000000000000000001000066a8b000000000000000000000000000000000000000000000000000000000000000000000010000);
+    assign rem_end[17] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000000000020000cd117000000000000000000000000000000000000000000000000000000000000000000000020000);
+    assign rem_end[18] = ^(loop_in & 600'h00000000000000000000000000000000000000000000000000000000000000000400009a22f000000000000000000000000000000000000000000000000000000000000000000000040000);
+    assign rem_end[19] = ^(loop_in & 600'h00000000000000000000000000000000000000000000000000000000000000000800003445e000000000000000000000000000000000000000000000000000000000000000000000080000);
+    assign rem_end[20] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000000000100000ba492000000000000000000000000000000000000000000000000000000000000000000000100000);
+    assign rem_end[21] = ^(loop_in & 600'h000000000000000000000000000000000000000000000000000000000000000020000074d24000000000000000000000000000000000000000000000000000000000000000000000200000);
+    assign rem_end[22] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000000000400000e9a49000000000000000000000000000000000000000000000000000000000000000000000400000);
+    assign rem_end[23] = ^(loop_in & 600'h000000000000000000000000000000000000000000000000000000000000000080000069401000000000000000000000000000000000000000000000000000000000000000000000800000);
+    assign rem_end[24] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000000001000000d2c02000000000000000000000000000000000000000000000000000000000000000000001000000);
+    assign rem_end[25] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000000002000000a5c04000000000000000000000000000000000000000000000000000000000000000000002000000);
+    assign rem_end[26] = ^(loop_in & 600'h00000000000000000000000000000000000000000000000000000000000000040000004b809000000000000000000000000000000000000000000000000000000000000000000004000000);
+    assign rem_end[27] = ^(loop_in & 600'h000000000000000000000000000000000000000000000000000000000000000800000097412000000000000000000000000000000000000000000000000000000000000000000008000000);
+    assign rem_end[28] = ^(loop_in & 600'h00000000000000000000000000000000000000000000000000000000000000100000002e824000000000000000000000000000000000000000000000000000000000000000000010000000);
+    assign rem_end[29] = ^(loop_in & 600'h00000000000000000000000000000000000000000000000000000000000000200000005d049000000000000000000000000000000000000000000000000000000000000000000020000000);
+    assign rem_end[30] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000000040000000ce09a000000000000000000000000000000000000000000000000000000000000000000040000000);
+    assign rem_end[31] = ^(loop_in & 600'h00000000000000000000000000000000000000000000000000000000000000800000009c534000000000000000000000000000000000000000000000000000000000000000000080000000);
+    assign rem_end[32] = ^(loop_in & 600'h000000000000000000000000000000000000000000000000000000000000010000000038e69000000000000000000000000000000000000000000000000000000000000000000100000000);
+    assign rem_end[33] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000000200000000bf849000000000000000000000000000000000000000000000000000000000000000000200000000);
+    assign rem_end[34] = ^(loop_in & 600'h00000000000000000000000000000000000000000000000000000000000004000000007f092000000000000000000000000000000000000000000000000000000000000000000400000000);
+    assign rem_end[35] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000000800000000fe524000000000000000000000000000000000000000000000000000000000000000000800000000);
+    assign rem_end[36] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000001000000000fce49000000000000000000000000000000000000000000000000000000000000000001000000000);
+    assign rem_end[37] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000002000000000f9c93000000000000000000000000000000000000000000000000000000000000000002000000000);
+    assign rem_end[38] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000004000000000f3926000000000000000000000000000000000000000000000000000000000000000004000000000);
+    assign rem_end[39] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000008000000000e724d000000000000000000000000000000000000000000000000000000000000000008000000000);
+    assign rem_end[40] = ^(loop_in & 600'h000000000000000000000000000000000000000000000000000000000001000000000068a55000000000000000000000000000000000000000000000000000000000000000010000000000);
+    assign rem_end[41] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000020000000000d10aa000000000000000000000000000000000000000000000000000000000000000020000000000);
+    assign rem_end[42] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000040000000000a2154000000000000000000000000000000000000000000000000000000000000000040000000000);
+    assign rem_end[43] = ^(loop_in & 600'h00000000000000000000000000000000000000000000000000000000000800000000002ccfc000000000000000000000000000000000000000000000000000000000000000080000000000);
+    assign rem_end[44] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000100000000000599f9000000000000000000000000000000000000000000000000000000000000000100000000000);
+    assign rem_end[45] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000200000000000b37f2000000000000000000000000000000000000000000000000000000000000000200000000000);
+    assign rem_end[46] = ^(loop_in & 600'h000000000000000000000000000000000000000000000000000000000040000000000066be5000000000000000000000000000000000000000000000000000000000000000400000000000);
+    assign rem_end[47] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000800000000000cd3ca000000000000000000000000000000000000000000000000000000000000000800000000000);
+    assign rem_end[48] = ^(loop_in & 600'h00000000000000000000000000000000000000000000000000000000010000000000009a395000000000000000000000000000000000000000000000000000000000000001000000000000);
+    assign rem_end[49] = ^(loop_in & 600'h00000000000000000000000000000000000000000000000000000000020000000000003472a000000000000000000000000000000000000000000000000000000000000002000000000000);
+    assign rem_end[50] = ^(loop_in & 600'h000000000000000000000000000000000000000000000000000000000400000000000000753000000000000000000000000000000000000000000000000000000000000004000000000000);
+    assign rem_end[51] = ^(loop_in & 600'h000000000000000000000000000000000000000000000000000000000800000000000000aa7000000000000000000000000000000000000000000000000000000000000008000000000000);
+    assign rem_end[52] = ^(loop_in & 600'h00000000000000000000000000000000000000000000000000000000100000000000000114e000000000000000000000000000000000000000000000000000000000000010000000000000);
+    assign rem_end[53] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000020000000000000021ce000000000000000000000000000000000000000000000000000000000000020000000000000);
+    assign rem_end[54] = ^(loop_in & 600'h00000000000000000000000000000000000000000000000000000000400000000000000439d000000000000000000000000000000000000000000000000000000000000040000000000000);
+    assign rem_end[55] = ^(loop_in & 600'h00000000000000000000000000000000000000000000000000000000800000000000000833a000000000000000000000000000000000000000000000000000000000000080000000000000);
+    assign rem_end[56] = ^(loop_in & 600'h000000000000000000000000000000000000000000000000000000010000000000000010275000000000000000000000000000000000000000000000000000000000000100000000000000);
+    assign rem_end[57] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000200000000000000200ea000000000000000000000000000000000000000000000000000000000000200000000000000);
+    assign rem_end[58] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000400000000000000401d4000000000000000000000000000000000000000000000000000000000000400000000000000);
+    assign rem_end[59] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000800000000000000803a9000000000000000000000000000000000000000000000000000000000000800000000000000);
+    assign rem_end[60] = ^(loop_in & 600'h00000000000000000000000000000000000000000000000000000010000000000000006c00b000000000000000000000000000000000000000000000000000000000001000000000000000);
+    assign rem_end[61] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000002000000000000000d8016000000000000000000000000000000000000000000000000000000000002000000000000000);
+    assign rem_end[62] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000004000000000000000b042d000000000000000000000000000000000000000000000000000000000004000000000000000);
+    assign rem_end[63] = ^(loop_in & 600'h00000000000000000000000000000000000000000000000000000080000000000000000cc50000000000000000000000000000000000000000000000000000000000008000000000000000);
+    assign rem_end[64] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000010000000000000000198a0000000000000000000000000000000000000000000000000000000000010000000000000000);
+    assign rem_end[65] = ^(loop_in & 600'h000000000000000000000000000000000000000000000000000002000000000000000033540000000000000000000000000000000000000000000000000000000000020000000000000000);
+    assign rem_end[66] = ^(loop_in & 600'h000000000000000000000000000000000000000000000000000004000000000000000066e80000000000000000000000000000000000000000000000000000000000040000000000000000);
+    assign rem_end[67] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000080000000000000000cd901000000000000000000000000000000000000000000000000000000000080000000000000000);
+    assign rem_end[68] = ^(loop_in & 600'h00000000000000000000000000000000000000000000000000001000000000000000009b202000000000000000000000000000000000000000000000000000000000100000000000000000);
+    assign rem_end[69] = ^(loop_in & 600'h000000000000000000000000000000000000000000000000000020000000000000000036005000000000000000000000000000000000000000000000000000000000200000000000000000);
+    assign rem_end[70] = ^(loop_in & 600'h000000000000000000000000000000000000000000000000000040000000000000000018ff9000000000000000000000000000000000000000000000000000000000400000000000000000);
+    assign rem_end[71] = ^(loop_in & 600'h000000000000000000000000000000000000000000000000000080000000000000000031bf3000000000000000000000000000000000000000000000000000000000800000000000000000);
+    assign rem_end[72] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000001000000000000000000637e7000000000000000000000000000000000000000000000000000000001000000000000000000);
+    assign rem_end[73] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000002000000000000000000de037000000000000000000000000000000000000000000000000000000002000000000000000000);
+    assign rem_end[74] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000004000000000000000000bc46f000000000000000000000000000000000000000000000000000000004000000000000000000);
+    assign rem_end[75] = ^(loop_in & 600'h000000000000000000000000000000000000000000000000000800000000000000000078cdf000000000000000000000000000000000000000000000000000000008000000000000000000);
+    assign rem_end[76] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000010000000000000000000f19bf000000000000000000000000000000000000000000000000000000010000000000000000000);
+    assign rem_end[77] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000020000000000000000000e337f000000000000000000000000000000000000000000000000000000020000000000000000000);
+    assign rem_end[78] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000040000000000000000000c62fe000000000000000000000000000000000000000000000000000000040000000000000000000);
+    assign rem_end[79] = ^(loop_in & 600'h00000000000000000000000000000000000000000000000000800000000000000000008c5fc000000000000000000000000000000000000000000000000000000080000000000000000000);
+    assign rem_end[80] = ^(loop_in & 600'h000000000000000000000000000000000000000000000000010000000000000000000031344000000000000000000000000000000000000000000000000000000100000000000000000000);
+    assign rem_end[81] = ^(loop_in & 600'h000000000000000000000000000000000000000000000000020000000000000000000062688000000000000000000000000000000000000000000000000000000200000000000000000000);
+    assign rem_end[82] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000400000000000000000000c4911000000000000000000000000000000000000000000000000000000400000000000000000000);
+    assign rem_end[83] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000800000000000000000000b8566000000000000000000000000000000000000000000000000000000800000000000000000000);
+    assign rem_end[84] = ^(loop_in & 600'h000000000000000000000000000000000000000000000000100000000000000000000070ecd000000000000000000000000000000000000000000000000000001000000000000000000000);
+    assign rem_end[85] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000002000000000000000000000e199a000000000000000000000000000000000000000000000000000002000000000000000000000);
+    assign rem_end[86] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000004000000000000000000000c3334000000000000000000000000000000000000000000000000000004000000000000000000000);
+    assign rem_end[87] = ^(loop_in & 600'h000000000000000000000000000000000000000000000000800000000000000000000086268000000000000000000000000000000000000000000000000000008000000000000000000000);
+    assign rem_end[88] = ^(loop_in & 600'h00000000000000000000000000000000000000000000000100000000000000000000000c4d1000000000000000000000000000000000000000000000000000010000000000000000000000);
+    assign rem_end[89] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000020000000000000000000000189a2000000000000000000000000000000000000000000000000000020000000000000000000000);
+    assign rem_end[90] = ^(loop_in & 600'h00000000000000000000000000000000000000000000000400000000000000000000003e673000000000000000000000000000000000000000000000000000040000000000000000000000);
+    assign rem_end[91] = ^(loop_in & 600'h00000000000000000000000000000000000000000000000800000000000000000000007c8e7000000000000000000000000000000000000000000000000000080000000000000000000000);
+    assign rem_end[92] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000100000000000000000000000f91cf000000000000000000000000000000000000000000000000000100000000000000000000000);
+    assign rem_end[93] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000200000000000000000000000cc5ec000000000000000000000000000000000000000000000000000200000000000000000000000);
+    assign rem_end[94] = ^(loop_in & 600'h000000000000000000000000000000000000000000000040000000000000000000000098fd9000000000000000000000000000000000000000000000000000400000000000000000000000);
+    assign rem_end[95] = ^(loop_in & 600'h000000000000000000000000000000000000000000000080000000000000000000000031fb3000000000000000000000000000000000000000000000000000800000000000000000000000);
+    assign rem_end[96] = ^(loop_in & 600'h000000000000000000000000000000000000000000000100000000000000000000000063f67000000000000000000000000000000000000000000000000001000000000000000000000000);
+    assign rem_end[97] = ^(loop_in & 600'h0000000000000000000000000000000000000000000002000000000000000000000000c7ece000000000000000000000000000000000000000000000000002000000000000000000000000);
+    assign rem_end[98] = ^(loop_in & 600'h00000000000000000000000000000000000000000000040000000000000000000000008f99c000000000000000000000000000000000000000000000000004000000000000000000000000);
+    assign rem_end[99] = ^(loop_in & 600'h00000000000000000000000000000000000000000000080000000000000000000000001f339000000000000000000000000000000000000000000000000008000000000000000000000000);
+    assign rem_end[100] = ^(loop_in & 600'h000000000000000000000000000000000000000000001000000000000000000000000054d81000000000000000000000000000000000000000000000000010000000000000000000000000);
+    assign rem_end[101] = ^(loop_in & 600'h0000000000000000000000000000000000000000000020000000000000000000000000a9b02000000000000000000000000000000000000000000000000020000000000000000000000000);
+    assign rem_end[102] = ^(loop_in & 600'h000000000000000000000000000000000000000000004000000000000000000000000053205000000000000000000000000000000000000000000000000040000000000000000000000000);
+    assign rem_end[103] = ^(loop_in & 600'h0000000000000000000000000000000000000000000080000000000000000000000000f298b000000000000000000000000000000000000000000000000080000000000000000000000000);
+    assign rem_end[104] = ^(loop_in & 600'h0000000000000000000000000000000000000000000100000000000000000000000000e5716000000000000000000000000000000000000000000000000100000000000000000000000000);
+    assign rem_end[105] = ^(loop_in & 600'h0000000000000000000000000000000000000000000200000000000000000000000000caa2c000000000000000000000000000000000000000000000000200000000000000000000000000);
+    assign rem_end[106] = ^(loop_in & 600'h000000000000000000000000000000000000000000040000000000000000000000000095458000000000000000000000000000000000000000000000000400000000000000000000000000);
+    assign rem_end[107] = ^(loop_in & 600'h00000000000000000000000000000000000000000008000000000000000000000000002a8b0000000000000000000000000000000000000000000000000800000000000000000000000000);
+    assign rem_end[108] = ^(loop_in & 600'h000000000000000000000000000000000000000000100000000000000000000000000055160000000000000000000000000000000000000000000000001000000000000000000000000000);
+    assign rem_end[109] = ^(loop_in & 600'h0000000000000000000000000000000000000000002000000000000000000000000000aa6c0000000000000000000000000000000000000000000000002000000000000000000000000000);
+    assign rem_end[110] = ^(loop_in & 600'h000000000000000000000000000000000000000000400000000000000000000000000042195000000000000000000000000000000000000000000000004000000000000000000000000000);
+    assign rem_end[111] = ^(loop_in & 600'h00000000000000000000000000000000000000000080000000000000000000000000008432b000000000000000000000000000000000000000000000008000000000000000000000000000);
+    assign rem_end[112] = ^(loop_in & 600'h000000000000000000000000000000000000000001000000000000000000000000000008657000000000000000000000000000000000000000000000010000000000000000000000000000);
+    assign rem_end[113] = ^(loop_in & 600'h00000000000000000000000000000000000000000200000000000000000000000000005293b000000000000000000000000000000000000000000000020000000000000000000000000000);
+    assign rem_end[114] = ^(loop_in & 600'h0000000000000000000000000000000000000000040000000000000000000000000000a5276000000000000000000000000000000000000000000000040000000000000000000000000000);
+    assign rem_end[115] = ^(loop_in & 600'h00000000000000000000000000000000000000000800000000000000000000000000004a0ec000000000000000000000000000000000000000000000080000000000000000000000000000);
+    assign rem_end[116] = ^(loop_in & 600'h0000000000000000000000000000000000000000100000000000000000000000000000941d9000000000000000000000000000000000000000000000100000000000000000000000000000);
+    assign rem_end[117] = ^(loop_in & 600'h0000000000000000000000000000000000000000200000000000000000000000000000287b2000000000000000000000000000000000000000000000200000000000000000000000000000);
+    assign rem_end[118] = ^(loop_in & 600'h000000000000000000000000000000000000000040000000000000000000000000000050b65000000000000000000000000000000000000000000000400000000000000000000000000000);
+    assign rem_end[119] = ^(loop_in & 600'h0000000000000000000000000000000000000000800000000000000000000000000000a12ca000000000000000000000000000000000000000000000800000000000000000000000000000);
+    assign rem_end[120] = ^(loop_in & 600'h0000000000000000000000000000000000000001000000000000000000000000000000f425a000000000000000000000000000000000000000000001000000000000000000000000000000);
+    assign rem_end[121] = ^(loop_in & 600'h0000000000000000000000000000000000000002000000000000000000000000000000e84b5000000000000000000000000000000000000000000002000000000000000000000000000000);
+    assign rem_end[122] = ^(loop_in & 600'h0000000000000000000000000000000000000004000000000000000000000000000000d0d6b000000000000000000000000000000000000000000004000000000000000000000000000000);
+    assign rem_end[123] = ^(loop_in & 600'h000000000000000000000000000000000000000800000000000000000000000000000055c8c000000000000000000000000000000000000000000008000000000000000000000000000000);
+    assign rem_end[124] = ^(loop_in & 600'h0000000000000000000000000000000000000010000000000000000000000000000000abd19000000000000000000000000000000000000000000010000000000000000000000000000000);
+    assign rem_end[125] = ^(loop_in & 600'h000000000000000000000000000000000000002000000000000000000000000000000057a32000000000000000000000000000000000000000000020000000000000000000000000000000);
+    assign rem_end[126] = ^(loop_in & 600'h0000000000000000000000000000000000000040000000000000000000000000000000af465000000000000000000000000000000000000000000040000000000000000000000000000000);
+    assign rem_end[127] = ^(loop_in & 600'h00000000000000000000000000000000000000800000000000000000000000000000005e8cb000000000000000000000000000000000000000000080000000000000000000000000000000);
+    assign rem_end[128] = ^(loop_in & 600'h0000000000000000000000000000000000000100000000000000000000000000000000bd196000000000000000000000000000000000000000000100000000000000000000000000000000);
+    assign rem_end[129] = ^(loop_in & 600'h00000000000000000000000000000000000002000000000000000000000000000000007a32d000000000000000000000000000000000000000000200000000000000000000000000000000);
+    assign rem_end[130] = ^(loop_in & 600'h000000000000000000000000000000000000040000000000000000000000000000000056a2a000000000000000000000000000000000000000000400000000000000000000000000000000);
+    assign rem_end[131] = ^(loop_in & 600'h0000000000000000000000000000000000000800000000000000000000000000000000ad055000000000000000000000000000000000000000000800000000000000000000000000000000);
+    assign rem_end[132] = ^(loop_in & 600'h00000000000000000000000000000000000010000000000000000000000000000000005a0ab000000000000000000000000000000000000000001000000000000000000000000000000000);
+    assign rem_end[133] = ^(loop_in & 600'h0000000000000000000000000000000000002000000000000000000000000000000000e2b7c000000000000000000000000000000000000000002000000000000000000000000000000000);
+    assign rem_end[134] = ^(loop_in & 600'h0000000000000000000000000000000000004000000000000000000000000000000000c56f8000000000000000000000000000000000000000004000000000000000000000000000000000);
+    assign rem_end[135] = ^(loop_in & 600'h00000000000000000000000000000000000080000000000000000000000000000000008a9f1000000000000000000000000000000000000000008000000000000000000000000000000000);
+    assign rem_end[136] = ^(loop_in & 600'h0000000000000000000000000000000000010000000000000000000000000000000000157e2000000000000000000000000000000000000000010000000000000000000000000000000000);
+    assign rem_end[137] = ^(loop_in & 600'h00000000000000000000000000000000000200000000000000000000000000000000002afc5000000000000000000000000000000000000000020000000000000000000000000000000000);
+    assign rem_end[138] = ^(loop_in & 600'h000000000000000000000000000000000004000000000000000000000000000000000055b8a000000000000000000000000000000000000000040000000000000000000000000000000000);
+    assign rem_end[139] = ^(loop_in & 600'h0000000000000000000000000000000000080000000000000000000000000000000000ab715000000000000000000000000000000000000000080000000000000000000000000000000000);
+    assign rem_end[140] = ^(loop_in & 600'h00000000000000000000000000000000001000000000000000000000000000000000006f6f4000000000000000000000000000000000000000100000000000000000000000000000000000);
+    assign rem_end[141] = ^(loop_in & 600'h0000000000000000000000000000000000200000000000000000000000000000000000dede8000000000000000000000000000000000000000200000000000000000000000000000000000);
+    assign rem_end[142] = ^(loop_in & 600'h0000000000000000000000000000000000400000000000000000000000000000000000bdfd0000000000000000000000000000000000000000400000000000000000000000000000000000);
+    assign rem_end[143] = ^(loop_in & 600'h000000000000000000000000000000000080000000000000000000000000000000000014d55000000000000000000000000000000000000000800000000000000000000000000000000000);
+    assign rem_end[144] = ^(loop_in & 600'h000000000000000000000000000000000100000000000000000000000000000000000029aab000000000000000000000000000000000000001000000000000000000000000000000000000);
+    assign rem_end[145] = ^(loop_in & 600'h000000000000000000000000000000000200000000000000000000000000000000000053557000000000000000000000000000000000000002000000000000000000000000000000000000);
+    assign rem_end[146] = ^(loop_in & 600'h0000000000000000000000000000000004000000000000000000000000000000000000a6eaf000000000000000000000000000000000000004000000000000000000000000000000000000);
+    assign rem_end[147] = ^(loop_in & 600'h00000000000000000000000000000000080000000000000000000000000000000000004dd5e000000000000000000000000000000000000008000000000000000000000000000000000000);
+    assign rem_end[148] = ^(loop_in & 600'h00000000000000000000000000000000100000000000000000000000000000000000009bebd000000000000000000000000000000000000010000000000000000000000000000000000000);
+    assign rem_end[149] = ^(loop_in & 600'h00000000000000000000000000000000200000000000000000000000000000000000003797a000000000000000000000000000000000000020000000000000000000000000000000000000);
+    assign rem_end[150] = ^(loop_in & 600'h00000000000000000000000000000000400000000000000000000000000000000000008374e000000000000000000000000000000000000040000000000000000000000000000000000000);
+    assign rem_end[151] = ^(loop_in & 600'h000000000000000000000000000000008000000000000000000000000000000000000006a9c000000000000000000000000000000000000080000000000000000000000000000000000000);
+    assign rem_end[152] = ^(loop_in & 600'h00000000000000000000000000000001000000000000000000000000000000000000000d138000000000000000000000000000000000000100000000000000000000000000000000000000);
+    assign rem_end[153] = ^(loop_in & 600'h00000000000000000000000000000002000000000000000000000000000000000000009913e000000000000000000000000000000000000200000000000000000000000000000000000000);
+    assign rem_end[154] = ^(loop_in & 600'h00000000000000000000000000000004000000000000000000000000000000000000003227d000000000000000000000000000000000000400000000000000000000000000000000000000);
+    assign rem_end[155] = ^(loop_in & 600'h0000000000000000000000000000000800000000000000000000000000000000000000640fa000000000000000000000000000000000000800000000000000000000000000000000000000);
+    assign rem_end[156] = ^(loop_in & 600'h0000000000000000000000000000001000000000000000000000000000000000000000c81f4000000000000000000000000000000000001000000000000000000000000000000000000000);
+    assign rem_end[157] = ^(loop_in & 600'h0000000000000000000000000000002000000000000000000000000000000000000000907e9000000000000000000000000000000000002000000000000000000000000000000000000000);
+    assign rem_end[158] = ^(loop_in & 600'h000000000000000000000000000000400000000000000000000000000000000000000020fd3000000000000000000000000000000000004000000000000000000000000000000000000000);
+    assign rem_end[159] = ^(loop_in & 600'h000000000000000000000000000000800000000000000000000000000000000000000041ba7000000000000000000000000000000000008000000000000000000000000000000000000000);
+    assign rem_end[160] = ^(loop_in & 600'h00000000000000000000000000000100000000000000000000000000000000000000002bae3000000000000000000000000000000000010000000000000000000000000000000000000000);
+    assign rem_end[161] = ^(loop_in & 600'h0000000000000000000000000000020000000000000000000000000000000000000000575c7000000000000000000000000000000000020000000000000000000000000000000000000000);
+    assign rem_end[162] = ^(loop_in & 600'h0000000000000000000000000000040000000000000000000000000000000000000000aef8f000000000000000000000000000000000040000000000000000000000000000000000000000);
+    assign rem_end[163] = ^(loop_in & 600'h0000000000000000000000000000080000000000000000000000000000000000000000765fd000000000000000000000000000000000080000000000000000000000000000000000000000);
+    assign rem_end[164] = ^(loop_in & 600'h0000000000000000000000000000100000000000000000000000000000000000000000ecbfb000000000000000000000000000000000100000000000000000000000000000000000000000);
+    assign rem_end[165] = ^(loop_in & 600'h0000000000000000000000000000200000000000000000000000000000000000000000d97f7000000000000000000000000000000000200000000000000000000000000000000000000000);
+    assign rem_end[166] = ^(loop_in & 600'h0000000000000000000000000000400000000000000000000000000000000000000000b2bee000000000000000000000000000000000400000000000000000000000000000000000000000);
+    assign rem_end[167] = ^(loop_in & 600'h0000000000000000000000000000800000000000000000000000000000000000000000657dc000000000000000000000000000000000800000000000000000000000000000000000000000);
+    assign rem_end[168] = ^(loop_in & 600'h0000000000000000000000000001000000000000000000000000000000000000000000cafb8000000000000000000000000000000001000000000000000000000000000000000000000000);
+    assign rem_end[169] = ^(loop_in & 600'h000000000000000000000000000200000000000000000000000000000000000000000095f71000000000000000000000000000000002000000000000000000000000000000000000000000);
+    assign rem_end[170] = ^(loop_in & 600'h00000000000000000000000000040000000000000000000000000000000000000000005f5bc000000000000000000000000000000004000000000000000000000000000000000000000000);
+    assign rem_end[171] = ^(loop_in & 600'h0000000000000000000000000008000000000000000000000000000000000000000000bef79000000000000000000000000000000008000000000000000000000000000000000000000000);
+    assign rem_end[172] = ^(loop_in & 600'h00000000000000000000000000100000000000000000000000000000000000000000007def3000000000000000000000000000000010000000000000000000000000000000000000000000);
+    assign rem_end[173] = ^(loop_in & 600'h0000000000000000000000000020000000000000000000000000000000000000000000a485b000000000000000000000000000000020000000000000000000000000000000000000000000);
+    assign rem_end[174] = ^(loop_in & 600'h0000000000000000000000000040000000000000000000000000000000000000000000494b6000000000000000000000000000000040000000000000000000000000000000000000000000);
+    assign rem_end[175] = ^(loop_in & 600'h000000000000000000000000008000000000000000000000000000000000000000000092d6d000000000000000000000000000000080000000000000000000000000000000000000000000);
+    assign rem_end[176] = ^(loop_in & 600'h000000000000000000000000010000000000000000000000000000000000000000000025edb000000000000000000000000000000100000000000000000000000000000000000000000000);
+    assign rem_end[177] = ^(loop_in & 600'h00000000000000000000000002000000000000000000000000000000000000000000004bdb7000000000000000000000000000000200000000000000000000000000000000000000000000);
+    assign rem_end[178] = ^(loop_in & 600'h000000000000000000000000040000000000000000000000000000000000000000000097f6f000000000000000000000000000000400000000000000000000000000000000000000000000);
+    assign rem_end[179] = ^(loop_in & 600'h00000000000000000000000008000000000000000000000000000000000000000000002fade000000000000000000000000000000800000000000000000000000000000000000000000000);
+    assign rem_end[180] = ^(loop_in & 600'h00000000000000000000000010000000000000000000000000000000000000000000005de44000000000000000000000000000001000000000000000000000000000000000000000000000);
+    assign rem_end[181] = ^(loop_in & 600'h0000000000000000000000002000000000000000000000000000000000000000000000bbc88000000000000000000000000000002000000000000000000000000000000000000000000000);
+    assign rem_end[182] = ^(loop_in & 600'h000000000000000000000000400000000000000000000000000000000000000000000077910000000000000000000000000000004000000000000000000000000000000000000000000000);
+    assign rem_end[183] = ^(loop_in & 600'h0000000000000000000000008000000000000000000000000000000000000000000000b2864000000000000000000000000000008000000000000000000000000000000000000000000000);
+    assign rem_end[184] = ^(loop_in & 600'h0000000000000000000000010000000000000000000000000000000000000000000000654c9000000000000000000000000000010000000000000000000000000000000000000000000000);
+    assign rem_end[185] = ^(loop_in & 600'h0000000000000000000000020000000000000000000000000000000000000000000000cad92000000000000000000000000000020000000000000000000000000000000000000000000000);
+    assign rem_end[186] = ^(loop_in & 600'h000000000000000000000004000000000000000000000000000000000000000000000095f24000000000000000000000000000040000000000000000000000000000000000000000000000);
+    assign rem_end[187] = ^(loop_in & 600'h00000000000000000000000800000000000000000000000000000000000000000000002ba48000000000000000000000000000080000000000000000000000000000000000000000000000);
+    assign rem_end[188] = ^(loop_in & 600'h000000000000000000000010000000000000000000000000000000000000000000000057491000000000000000000000000000100000000000000000000000000000000000000000000000);
+    assign rem_end[189] = ^(loop_in & 600'h0000000000000000000000200000000000000000000000000000000000000000000000aed22000000000000000000000000000200000000000000000000000000000000000000000000000);
+    assign rem_end[190] = ^(loop_in & 600'h0000000000000000000000400000000000000000000000000000000000000000000000ad78b000000000000000000000000000400000000000000000000000000000000000000000000000);
+    assign rem_end[191] = ^(loop_in & 600'h00000000000000000000008000000000000000000000000000000000000000000000005ab17000000000000000000000000000800000000000000000000000000000000000000000000000);
+    assign rem_end[192] = ^(loop_in & 600'h0000000000000000000001000000000000000000000000000000000000000000000000b522e000000000000000000000000001000000000000000000000000000000000000000000000000);
+    assign rem_end[193] = ^(loop_in & 600'h0000000000000000000002000000000000000000000000000000000000000000000000c77d7000000000000000000000000002000000000000000000000000000000000000000000000000);
+    assign rem_end[194] = ^(loop_in & 600'h00000000000000000000040000000000000000000000000000000000000000000000008ebae000000000000000000000000004000000000000000000000000000000000000000000000000);
+    assign rem_end[195] = ^(loop_in & 600'h00000000000000000000080000000000000000000000000000000000000000000000001d75c000000000000000000000000008000000000000000000000000000000000000000000000000);
+    assign rem_end[196] = ^(loop_in & 600'h00000000000000000000100000000000000000000000000000000000000000000000003aeb8000000000000000000000000010000000000000000000000000000000000000000000000000);
+    assign rem_end[197] = ^(loop_in & 600'h000000000000000000002000000000000000000000000000000000000000000000000075971000000000000000000000000020000000000000000000000000000000000000000000000000);
+    assign rem_end[198] = ^(loop_in & 600'h0000000000000000000040000000000000000000000000000000000000000000000000eb6e2000000000000000000000000040000000000000000000000000000000000000000000000000);
+    assign rem_end[199] = ^(loop_in & 600'h0000000000000000000080000000000000000000000000000000000000000000000000d69c5000000000000000000000000080000000000000000000000000000000000000000000000000);
+    assign rem_end[200] = ^(loop_in & 600'h0000000000000000000100000000000000000000000000000000000000000000000000919e5000000000000000000000000100000000000000000000000000000000000000000000000000);
+    assign rem_end[201] = ^(loop_in & 600'h0000000000000000000200000000000000000000000000000000000000000000000000233cb000000000000000000000000200000000000000000000000000000000000000000000000000);
+    assign rem_end[202] = ^(loop_in & 600'h000000000000000000040000000000000000000000000000000000000000000000000046797000000000000000000000000400000000000000000000000000000000000000000000000000);
+    assign rem_end[203] = ^(loop_in & 600'h00000000000000000008000000000000000000000000000000000000000000000000001d2cb000000000000000000000000800000000000000000000000000000000000000000000000000);
+    assign rem_end[204] = ^(loop_in & 600'h00000000000000000010000000000000000000000000000000000000000000000000003a597000000000000000000000001000000000000000000000000000000000000000000000000000);
+    assign rem_end[205] = ^(loop_in & 600'h000000000000000000200000000000000000000000000000000000000000000000000074b2f000000000000000000000002000000000000000000000000000000000000000000000000000);
+    assign rem_end[206] = ^(loop_in & 600'h0000000000000000004000000000000000000000000000000000000000000000000000e925e000000000000000000000004000000000000000000000000000000000000000000000000000);
+    assign rem_end[207] = ^(loop_in & 600'h0000000000000000008000000000000000000000000000000000000000000000000000d20bc000000000000000000000008000000000000000000000000000000000000000000000000000);
+    assign rem_end[208] = ^(loop_in & 600'h0000000000000000010000000000000000000000000000000000000000000000000000a4579000000000000000000000010000000000000000000000000000000000000000000000000000);
+    assign rem_end[209] = ^(loop_in & 600'h000000000000000002000000000000000000000000000000000000000000000000000048ef2000000000000000000000020000000000000000000000000000000000000000000000000000);
+    assign rem_end[210] = ^(loop_in & 600'h0000000000000000040000000000000000000000000000000000000000000000000000cc91b000000000000000000000040000000000000000000000000000000000000000000000000000);
+    assign rem_end[211] = ^(loop_in & 600'h000000000000000008000000000000000000000000000000000000000000000000000099636000000000000000000000080000000000000000000000000000000000000000000000000000);
+    assign rem_end[212] = ^(loop_in & 600'h00000000000000001000000000000000000000000000000000000000000000000000003286c000000000000000000000100000000000000000000000000000000000000000000000000000);
+    assign rem_end[213] = ^(loop_in & 600'h0000000000000000200000000000000000000000000000000000000000000000000000a99c2000000000000000000000200000000000000000000000000000000000000000000000000000);
+    assign rem_end[214] = ^(loop_in & 600'h000000000000000040000000000000000000000000000000000000000000000000000053384000000000000000000000400000000000000000000000000000000000000000000000000000);
+    assign rem_end[215] = ^(loop_in & 600'h0000000000000000800000000000000000000000000000000000000000000000000000a6708000000000000000000000800000000000000000000000000000000000000000000000000000);
+    assign rem_end[216] = ^(loop_in & 600'h00000000000000010000000000000000000000000000000000000000000000000000004ce11000000000000000000001000000000000000000000000000000000000000000000000000000);
+    assign rem_end[217] = ^(loop_in & 600'h000000000000000200000000000000000000000000000000000000000000000000000099823000000000000000000002000000000000000000000000000000000000000000000000000000);
+    assign rem_end[218] = ^(loop_in & 600'h000000000000000400000000000000000000000000000000000000000000000000000033046000000000000000000004000000000000000000000000000000000000000000000000000000);
+    assign rem_end[219] = ^(loop_in & 600'h00000000000000080000000000000000000000000000000000000000000000000000006648d000000000000000000008000000000000000000000000000000000000000000000000000000);
+    assign rem_end[220] = ^(loop_in & 600'h000000000000001000000000000000000000000000000000000000000000000000000006669000000000000000000010000000000000000000000000000000000000000000000000000000);
+    assign rem_end[221] = ^(loop_in & 600'h00000000000000200000000000000000000000000000000000000000000000000000000c8d3000000000000000000020000000000000000000000000000000000000000000000000000000);
+    assign rem_end[222] = ^(loop_in & 600'h0000000000000040000000000000000000000000000000000000000000000000000000191a6000000000000000000040000000000000000000000000000000000000000000000000000000);
+    assign rem_end[223] = ^(loop_in & 600'h000000000000008000000000000000000000000000000000000000000000000000000034124000000000000000000080000000000000000000000000000000000000000000000000000000);
+    assign rem_end[224] = ^(loop_in & 600'h000000000000010000000000000000000000000000000000000000000000000000000068249000000000000000000100000000000000000000000000000000000000000000000000000000);
+    assign rem_end[225] = ^(loop_in & 600'h0000000000000200000000000000000000000000000000000000000000000000000000d0093000000000000000000200000000000000000000000000000000000000000000000000000000);
+    assign rem_end[226] = ^(loop_in & 600'h0000000000000400000000000000000000000000000000000000000000000000000000a0526000000000000000000400000000000000000000000000000000000000000000000000000000);
+    assign rem_end[227] = ^(loop_in & 600'h000000000000080000000000000000000000000000000000000000000000000000000040e4d000000000000000000800000000000000000000000000000000000000000000000000000000);
+    assign rem_end[228] = ^(loop_in & 600'h00000000000010000000000000000000000000000000000000000000000000000000008189a000000000000000001000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[229] = ^(loop_in & 600'h000000000000200000000000000000000000000000000000000000000000000000000003134000000000000000002000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[230] = ^(loop_in & 600'h0000000000004000000000000000000000000000000000000000000000000000000000a312e000000000000000004000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[231] = ^(loop_in & 600'h00000000000080000000000000000000000000000000000000000000000000000000004625d000000000000000008000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[232] = ^(loop_in & 600'h00000000000100000000000000000000000000000000000000000000000000000000008c0ba000000000000000010000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[233] = ^(loop_in & 600'h0000000000020000000000000000000000000000000000000000000000000000000000bb45a000000000000000020000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[234] = ^(loop_in & 600'h0000000000040000000000000000000000000000000000000000000000000000000000768b4000000000000000040000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[235] = ^(loop_in & 600'h0000000000080000000000000000000000000000000000000000000000000000000000ed169000000000000000080000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[236] = ^(loop_in & 600'h0000000000100000000000000000000000000000000000000000000000000000000000da2d2000000000000000100000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[237] = ^(loop_in & 600'h0000000000200000000000000000000000000000000000000000000000000000000000b45a5000000000000000200000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[238] = ^(loop_in & 600'h000000000040000000000000000000000000000000000000000000000000000000000068f4b000000000000000400000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[239] = ^(loop_in & 600'h0000000000800000000000000000000000000000000000000000000000000000000000d1a97000000000000000800000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[240] = ^(loop_in & 600'h0000000001000000000000000000000000000000000000000000000000000000000000fc6fd000000000000001000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[241] = ^(loop_in & 600'h0000000002000000000000000000000000000000000000000000000000000000000000f8dfa000000000000002000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[242] = ^(loop_in & 600'h0000000004000000000000000000000000000000000000000000000000000000000000f1ff4000000000000004000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[243] = ^(loop_in & 600'h00000000080000000000000000000000000000000000000000000000000000000000001fd15000000000000008000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[244] = ^(loop_in & 600'h00000000100000000000000000000000000000000000000000000000000000000000003fe2b000000000000010000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[245] = ^(loop_in & 600'h00000000200000000000000000000000000000000000000000000000000000000000007fc57000000000000020000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[246] = ^(loop_in & 600'h0000000040000000000000000000000000000000000000000000000000000000000000ffcaf000000000000040000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[247] = ^(loop_in & 600'h0000000080000000000000000000000000000000000000000000000000000000000000ff95f000000000000080000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[248] = ^(loop_in & 600'h0000000100000000000000000000000000000000000000000000000000000000000000ff2bf000000000000100000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[249] = ^(loop_in & 600'h0000000200000000000000000000000000000000000000000000000000000000000000fe17e000000000000200000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[250] = ^(loop_in & 600'h00000004000000000000000000000000000000000000000000000000000000000000003a713000000000000400000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[251] = ^(loop_in & 600'h000000080000000000000000000000000000000000000000000000000000000000000074a27000000000000800000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[252] = ^(loop_in & 600'h0000001000000000000000000000000000000000000000000000000000000000000000e904e000000000001000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[253] = ^(loop_in & 600'h0000002000000000000000000000000000000000000000000000000000000000000000e878e000000000002000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[254] = ^(loop_in & 600'h0000004000000000000000000000000000000000000000000000000000000000000000d0f1c000000000004000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[255] = ^(loop_in & 600'h0000008000000000000000000000000000000000000000000000000000000000000000a1e38000000000008000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[256] = ^(loop_in & 600'h000001000000000000000000000000000000000000000000000000000000000000000043871000000000010000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[257] = ^(loop_in & 600'h0000020000000000000000000000000000000000000000000000000000000000000000874e2000000000020000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[258] = ^(loop_in & 600'h00000400000000000000000000000000000000000000000000000000000000000000000e9c4000000000040000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[259] = ^(loop_in & 600'h00000800000000000000000000000000000000000000000000000000000000000000001d389000000000080000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[260] = ^(loop_in & 600'h0000100000000000000000000000000000000000000000000000000000000000000000f210e000000000100000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[261] = ^(loop_in & 600'h0000200000000000000000000000000000000000000000000000000000000000000000e461d000000000200000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[262] = ^(loop_in & 600'h0000400000000000000000000000000000000000000000000000000000000000000000c8c3a000000000400000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[263] = ^(loop_in & 600'h000080000000000000000000000000000000000000000000000000000000000000000063d7a000000000800000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[264] = ^(loop_in & 600'h0001000000000000000000000000000000000000000000000000000000000000000000c7ef4000000001000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[265] = ^(loop_in & 600'h00020000000000000000000000000000000000000000000000000000000000000000008f9e8000000002000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[266] = ^(loop_in & 600'h00040000000000000000000000000000000000000000000000000000000000000000001f3d0000000004000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[267] = ^(loop_in & 600'h00080000000000000000000000000000000000000000000000000000000000000000003e7a1000000008000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[268] = ^(loop_in & 600'h00100000000000000000000000000000000000000000000000000000000000000000007cb43000000010000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[269] = ^(loop_in & 600'h0020000000000000000000000000000000000000000000000000000000000000000000f9287000000020000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[270] = ^(loop_in & 600'h0040000000000000000000000000000000000000000000000000000000000000000000020eb000000040000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[271] = ^(loop_in & 600'h0080000000000000000000000000000000000000000000000000000000000000000000041d6000000080000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[272] = ^(loop_in & 600'h0100000000000000000000000000000000000000000000000000000000000000000000083ad000000100000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[273] = ^(loop_in & 600'h0200000000000000000000000000000000000000000000000000000000000000000000123b1000000200000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[274] = ^(loop_in & 600'h040000000000000000000000000000000000000000000000000000000000000000000024363000000400000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[275] = ^(loop_in & 600'h0800000000000000000000000000000000000000000000000000000000000000000000482c7000000800000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[276] = ^(loop_in & 600'h10000000000000000000000000000000000000000000000000000000000000000000009018e000001000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[277] = ^(loop_in & 600'h20000000000000000000000000000000000000000000000000000000000000000000002071d000002000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[278] = ^(loop_in & 600'h400000000000000000000000000000000000000000000000000000000000000000000040a3a000004000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[279] = ^(loop_in & 600'h800000000000000000000000000000000000000000000000000000000000000000000081075000008000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[280] = ^(loop_in & 600'h000000000000000000000000000000000000000000000000000000000000000000000045988000010000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[281] = ^(loop_in & 600'h00000000000000000000000000000000000000000000000000000000000000000000008b710000020000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[282] = ^(loop_in & 600'h000000000000000000000000000000000000000000000000000000000000000000000016a21000040000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[283] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000000000000000689cb000080000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[284] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000000000000000d1396000100000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[285] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000000000000000a232c000200000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[286] = ^(loop_in & 600'h000000000000000000000000000000000000000000000000000000000000000000000044658000400000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[287] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000000000000000888b1000800000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[288] = ^(loop_in & 600'h000000000000000000000000000000000000000000000000000000000000000000000011562001000000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[289] = ^(loop_in & 600'h000000000000000000000000000000000000000000000000000000000000000000000022ec4002000000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[290] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000000000000000e0c31004000000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[291] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000000000000000c1c62008000000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[292] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000000000000000838c4010000000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[293] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000000000000000e7db8020000000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[294] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000000000000000cfb70040000000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[295] = ^(loop_in & 600'h00000000000000000000000000000000000000000000000000000000000000000000009f2e1080000000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[296] = ^(loop_in & 600'h00000000000000000000000000000000000000000000000000000000000000000000003e1c3100000000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[297] = ^(loop_in & 600'h00000000000000000000000000000000000000000000000000000000000000000000007c386200000000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[298] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000000000000000f830c400000000000000000000000000000000000000000000000000000000000000000000000000);
+    assign rem_end[299] = ^(loop_in & 600'h0000000000000000000000000000000000000000000000000000000000000000000000f0618800000000000000000000000000000000000000000000000000000000000000000000000000);
     wire [319:0] enc_beat; // the encoded beat
     assign enc_beat = {
-        is_last ? rem_end[299:290] : in_tdata[319:310], is_last ? rem_end[289:280] : in_tdata[309:300],
-        is_last ? rem_end[279:270] : in_tdata[299:290], is_last ? rem_end[269:260] : in_tdata[289:280],
-        is_last ? rem_end[259:250] : in_tdata[279:270], is_last ? rem_end[249:240] : in_tdata[269:260],
-        is_last ? rem_end[239:230] : in_tdata[259:250], is_last ? rem_end[229:220] : in_tdata[249:240],
-        is_last ? rem_end[219:210] : in_tdata[239:230], is_last ? rem_end[209:200] : in_tdata[229:220],
-        is_last ? rem_end[199:190] : in_tdata[219:210], is_last ? rem_end[189:180] : in_tdata[209:200],
-        is_last ? rem_end[179:170] : in_tdata[199:190], is_last ? rem_end[169:160] : in_tdata[189:180],
-        is_last ? rem_end[159:150] : in_tdata[179:170], is_last ? rem_end[149:140] : in_tdata[169:160],
-        is_last ? rem_end[139:130] : in_tdata[159:150], is_last ? rem_end[129:120] : in_tdata[149:140],
-        is_last ? rem_end[119:110] : in_tdata[139:130], is_last ? rem_end[109:100] : in_tdata[129:120], is_last ? rem_end[99:90] : in_tdata[119:110],
-        is_last ? rem_end[89:80] : in_tdata[109:100], is_last ? rem_end[79:70] : in_tdata[99:90], is_last ? rem_end[69:60] : in_tdata[89:80],
-        is_last ? rem_end[59:50] : in_tdata[79:70], is_last ? rem_end[49:40] : in_tdata[69:60], is_last ? rem_end[39:30] : in_tdata[59:50],
-        is_last ? rem_end[29:20] : in_tdata[49:40], is_last ? rem_end[19:10] : in_tdata[39:30], is_last ? rem_end[9:0] : in_tdata[29:20],
-        in_tdata[19:10], in_tdata[9:0]
+        s1_last ? rem_end[299:290] : s1_data[319:310], s1_last ? rem_end[289:280] : s1_data[309:300], s1_last ? rem_end[279:270] : s1_data[299:290],
+        s1_last ? rem_end[269:260] : s1_data[289:280], s1_last ? rem_end[259:250] : s1_data[279:270], s1_last ? rem_end[249:240] : s1_data[269:260],
+        s1_last ? rem_end[239:230] : s1_data[259:250], s1_last ? rem_end[229:220] : s1_data[249:240], s1_last ? rem_end[219:210] : s1_data[239:230],
+        s1_last ? rem_end[209:200] : s1_data[229:220], s1_last ? rem_end[199:190] : s1_data[219:210], s1_last ? rem_end[189:180] : s1_data[209:200],
+        s1_last ? rem_end[179:170] : s1_data[199:190], s1_last ? rem_end[169:160] : s1_data[189:180], s1_last ? rem_end[159:150] : s1_data[179:170],
+        s1_last ? rem_end[149:140] : s1_data[169:160], s1_last ? rem_end[139:130] : s1_data[159:150], s1_last ? rem_end[129:120] : s1_data[149:140],
+        s1_last ? rem_end[119:110] : s1_data[139:130], s1_last ? rem_end[109:100] : s1_data[129:120], s1_last ? rem_end[99:90] : s1_data[119:110],
+        s1_last ? rem_end[89:80] : s1_data[109:100], s1_last ? rem_end[79:70] : s1_data[99:90], s1_last ? rem_end[69:60] : s1_data[89:80],
+        s1_last ? rem_end[59:50] : s1_data[79:70], s1_last ? rem_end[49:40] : s1_data[69:60], s1_last ? rem_end[39:30] : s1_data[59:50],
+        s1_last ? rem_end[29:20] : s1_data[49:40], s1_last ? rem_end[19:10] : s1_data[39:30], s1_last ? rem_end[9:0] : s1_data[29:20], s1_data[19:10],
+        s1_data[9:0]
     };
     always @(posedge clk) begin
         if (rst) begin
             beat <= 5'd0;
             state <= 300'd0;
+            s1_valid <= 1'd0;
             out_tvalid_r <= 1'd0;
             frame_error_r <= 1'd0;
         end else begin
             frame_error_r <= accept & (in_tlast != is_last);
             if (fire) begin
-                out_tvalid_r <= in_tvalid;
+                s1_valid <= in_tvalid;
+                out_tvalid_r <= s1_valid;
             end
             if (accept) begin
                 beat <= is_last ? 5'd0 : (beat + 5'd1);
-                if (is_last) begin
+            end
+            if (fire & s1_valid) begin
+                if (s1_last) begin
                     state <= 300'd0;
-                end else if (beat == MSG_END_BEAT) begin
+                end else if (s1_beat == MSG_END_BEAT) begin
                     state <= rem_end;
-                end else if (beat < MSG_END_BEAT) begin
+                end else if (s1_beat < MSG_END_BEAT) begin
                     state <= rem_full;
                 end
             end
@@ -712,8 +1322,13 @@ module rtlgen_kp4_fec_enc (
     end
     always @(posedge clk) begin
         if (accept) begin
+            s1_data <= in_tdata;
+            s1_beat <= beat;
+            s1_part <= (beat == MSG_END_BEAT) ? part_end : part_full;
+        end
+        if (fire & s1_valid) begin
             out_tdata_r <= enc_beat;
-            out_tlast_r <= is_last;
+            out_tlast_r <= s1_last;
         end
     end
     assign in_tready = fire;
@@ -721,6 +1336,2472 @@ module rtlgen_kp4_fec_enc (
     assign out_tlast = out_tlast_r;
     assign out_tdata = out_tdata_r;
     assign frame_error = frame_error_r;
+
+`ifdef FORMAL
+    reg f_past_valid; // 0 in the first cycle of a trace, then 1
+    always @(posedge clk) begin
+        f_past_valid <= 1'd1;
+    end
+    reg f_in_stall; // in: a beat presented and not taken one cycle ago
+    always @(posedge clk) begin
+        f_in_stall <= in_tvalid & (~in_tready);
+    end
+    reg [320:0] f_in_pay; // in: the payload one cycle ago
+    always @(posedge clk) begin
+        f_in_pay <= {in_tdata, in_tlast};
+    end
+    reg f_prev_run; // the previous cycle ran out of reset after the first
+    always @(posedge clk) begin
+        f_prev_run <= f_past_valid & (!rst);
+    end
+    reg f_out_stall; // out: a beat presented and not taken one cycle ago
+    always @(posedge clk) begin
+        f_out_stall <= out_tvalid & (~out_tready);
+    end
+    reg [320:0] f_out_pay; // out: the payload one cycle ago
+    always @(posedge clk) begin
+        f_out_pay <= {out_tdata, out_tlast};
+    end
+    // free register: state
+    // free register: s1_part
+    // sequential: p_out_stable
+    initial f_past_valid = 1'd0;
+    initial f_prev_run = 1'd0;
+    always @* begin
+        // every trace starts in reset
+        if (!f_past_valid) begin
+            a_reset_first: assume (rst);
+        end
+        // part_full at the generator's roots is the beat's first 32 symbols times x^30 there
+        p_part_ref: assert ({
+            ^(part_full & 300'h80193baf60ec56de2a64783464f0328e4d6cbbc16abaea9710dd949d2c94743339169fcfccb),
+            ^(part_full & 300'h402c95d5b0f60b6f15323c1a3a78194706be5fe0b57d7d49886eca46944a3a399c894f67c65),
+            ^(part_full & 300'h20164ae8d8fb05bf88991e2d1d3c0ca3835f2df0dabeb6a6c437452b4a259d1cc644a733e32),
+            ^(part_full & 300'h100b2d766cfd82d7c44c8f36869e06d1e1a794f8ed5f5351621b8295a7124eae6b225319d19),
+            ^(part_full & 300'h080596bb367ec16be226c7bb4b4d03e8f0dbca7cf6afa1a8b18dc142d189a7573d93298cc8c),
+            ^(part_full & 300'h0402cb5d9b3f40bdf113e3ddada681f45865e73efb77d8d658c6c0a168c453ab96c994c6646),
+            ^(part_full & 300'h02216daccd1f805efa8971eed6d340fa0c32f39f7d9bec6b2c636058b462a9d5c364ca63123),
+            ^(part_full & 300'h01098d7b0663b6f15720c0e3079992736b75c20e545714a086ec24b974a5a0d9d8a4fa7e65a),
+            ^(part_full & 300'h00a4cebd83b1db78a990e05183ccc939b5b2e307aa2b8a5043761254ba52d04ce4527d3f32d),
+            ^(part_full & 300'h0072675ec1d8edbc54c8f028c9e4641cdad97383d535c52a21bb292a5d29e82672293e9f996),
+            ^(part_full & 300'h80326ebf06c75bcab60d1d827d5a20e5115ad8acd9c874b67139463c0a2d3129db999153f3f),
+            ^(part_full & 300'h4019375d8363ade559060ee136ad1072a8a56e56ece4325b389ca31605161894e5cec829d9f),
+            ^(part_full & 300'h202c9baec1b1f6f2ac830770935488b97452b52bf672112f9c4e718b008b0c6a7ae76494ccf),
+            ^(part_full & 300'h101645d760d8db715641039849aa44dcba2158957b390097ce2738c5804586353571b2ca467),
+            ^(part_full & 300'h080b2ae9b0ec6db8ab2081cc2cd5226e5d10ae4abd9c884be793bc62c222c33a9ab8d965233),
+            ^(part_full & 300'h04059d74d8f616dc5590c0c61e6891372e8057255eee4427f3c9de316111e19d4d5c6c32b19),
+            ^(part_full & 300'h0202c6ba6cfb0b6e28c8e0630f36489bb7482b922f572213f9e4ef18b28870ceaeae369958c),
+            ^(part_full & 300'h011305e0303ade75a069ed93fac10428caf6cd65ce43e5bf8dcb31b05169894e8ccc8a9f5f9),
+            ^(part_full & 300'h00898af0181d6f3ad03476c9f5608294457b66b26721f2ddc6e598d028b4c4a74e66454f8fc),
+            ^(part_full & 300'h0064cd7a0c8eb795681a3b44fab041ca22b5b159b390f96ce372cc68145a6253a73322a7e7e),
+            ^(part_full & 300'h8024caf03075b9ed0a93b17ee174daa07471ae5c83945c5e10bfbc9bc45888a18a9d736469f),
+            ^(part_full & 300'h40326d78183afcf68749d8bf70ba6dd03a30d72ec1ea2e2d08dfde4de22c4470cd4eb9b214f),
+            ^(part_full & 300'h20193ebe0c1d5e7b41a46c7fb85d36683d186b97e0d51716846fcf2ef316a2386ea55cd90a7),
+            ^(part_full & 300'h102c975f068eaf35a0d2b61fdc2c9b343e8c37cbf06a8b894237c79f798bd11c3752ae6ca53),
+            ^(part_full & 300'h08164bad83c7779ad069db0fe6144d1a3f4619e5f83545c4a11bc3cfbcc568ae13ab5736729),
+            ^(part_full & 300'h040b25d6c1639bc56834eda7fb08268d1fa30ef27c1aaae2500de1e7de62347709d7ab1b194),
+            ^(part_full & 300'h02059aeb60b1edeab41a76d3f5841346afd985793e2d5d712886f0fbed319a1b8ce9d58d8ca),
+            ^(part_full & 300'h0126078580ad4f18509e8a371bb6d303239d6ee01ca2f2e484fce4ee32c0458c44eb99228fa),
+            ^(part_full & 300'h00930bc0c0d6a7842a4fc53b85db698191c6b5700e51717042fe727f196022c62a75cc9167d),
+            ^(part_full & 300'h004985e060eb73ca152762bdc2edb440e8e358b80728b8b8217f39378cb01143153ae6c893e),
+            ^(part_full & 300'h80098bc1805abc4281ef44c78a33cd48ae5456d9b2dcff6bd7a521b87bef62e88c32a7b9a45),
+            ^(part_full & 300'h4024c5e0c0ad5e2140f7a263cd19e624772a296c594e7fb7eb5290dc3df731744e1b535cf22),
+            ^(part_full & 300'h20326af060d68f10a27b5131e68cf3921b9d16b6aca737d9f5a948661efb989a270fa9ae591),
+            ^(part_full & 300'h10193d7830eb6788513d28b8fb4679c90dce895b567393eefad4843b0d7d4c4d1b85d4572c8),
+            ^(part_full & 300'h082c9ebc1875b3c4289e145c7da13c64a6e744ad2b19c1f77d6a621d84bea6268dc0eaabb64),
+            ^(part_full & 300'h0416475e0c3af9ea164f8a2e3ed29e32737ba05695ace0f9be35310ec25fd33346e275d5db2),
+            ^(part_full & 300'h020b2baf061d7cfd0927c537176b4f1939bdd02b4af6787edf1a9887612fe999ab733aeacd9),
+            ^(part_full & 300'h010c1e1403d42234077c267c01866a443282becc97a7cb56b8284df3cb78160451893acce29),
+            ^(part_full & 300'h00a60f0a016a311a03be131e08c3352239415f66cbf3edab5c9406f1e7bc8b2220c69de6514),
+            ^(part_full & 300'h0053078700b5388503df898f04639a911ca8adb365f9fed7ae4a0370f3dec59118614e7308a),
+            ^(part_full & 300'h80130f0803a848f02fc5c803b27ec226f40a3b5be0b25f650fb7cd4886c3becc5a2218a7733),
+            ^(part_full & 300'h4009878601d4047017e26401d13d61135a0d1dad707927b0875bc6ac43615f662d130c53b99),
+            ^(part_full & 300'h2024cbc3006a223809f13200e09eb0098d0e8cd6b81c9bda432de35623b02f93168b86a9dcc),
+            ^(part_full & 300'h103265e180b5311406f89920784d5804c68f446b5c0e45ef2196f1ab11d897e98345c3d4ee6),
+            ^(part_full & 300'h08193af0c05ab88a037c4cb03c26ac82634fa0352e0722f7904b78d58aec4bf4c9a2e1ea573),
+            ^(part_full & 300'h042c9d7860ad7c4503be26781613564111afd21a97039179c8259c62c77625fa6cd370752b9),
+            ^(part_full & 300'h02164ebc30d69e2283df133c0309ab20a8d7eb0dcb81c8bee412ce3961bb92dd3669b83a95c),
+            ^(part_full & 300'h011828541b4307e16e2a419db3fa1736a061cedd0552bb387dbeaa54361ef7a2c114c43a19d),
+            ^(part_full & 300'h008c1c280da1a3f0b71520ced9ff0b9b5038e56e82895d9c3edf75221b0ffbf16888629d0ce),
+            ^(part_full & 300'h00660e140650d1f05b8a904764fd854da81472b7c164aece1f6f9a910d877dd8b444314ea67),
+            ^(part_full & 300'h80260c281b865fbb6ead34ac5dc7683cd22e515f987cb83a2f7212dc6988d86fb62e22311d0),
+            ^(part_full & 300'h40130e140d430fd5b5561a762ee3b49e491728afcc1e5c1d17b9096e36c4ec17d31511188e8),
+            ^(part_full & 300'h20098f0806a187e2d8ab0d1b1f71da4f248b9457662f2e0e8b5c84b71962760be98a880c674),
+            ^(part_full & 300'h1024c7840350e3f16c5506ad8fbaeda7b24dca2bb3179f05452e42538cb1bb25f4c7448613a),
+            ^(part_full & 300'h08326bc201a851f0b62a8376cfdd76d3d926e515d98bcf82a2172129c658dd92fa61a2c329d),
+            ^(part_full & 300'h041935e300d408f05b1541bb6fecbb69cc93728a6ce5e7c1518b909ce32c6ec97d30d1e194e),
+            ^(part_full & 300'h022c9af1806a04702f8a20ddb7f45db4c649bb45b672f3e2a8c5c84e73963764be9a6870ea7),
+            ^(part_full & 300'h01304150db337d8b7968a4e28e3f46e691028efdc365c1c97b90d6f35043c3fde1611689683),
+            ^(part_full & 300'h009820a86d19becdbeb4d271471da3f34889457e61b2e0e4bdc84b71aa2161fef8b08bc4b41),
+            ^(part_full & 300'h004c1854360cff66dd5a6918ab8ed179a44ca2bf30f970705ee425b8d710b0df7c5845627a0),
+            ^(part_full & 300'h800c10a8db66f63bce859ee26e061358536819cd7456ccbdf0a88b912f8d622c3fbc588b494),
+            ^(part_full & 300'h402608546d337b1de7424f513f0309ac09b40ce6ba2b665cf85445c095c6b13617de2c4584a),
+            ^(part_full & 300'h20130c283619bd86f1a127a89781845604da0473dd15bb2e7caa22e848e358bb0bef1622e25),
+            ^(part_full & 300'h10098e141b0cfecb7ad093d443c0c2ab026d02396e8ad5973ed5317426712c5d85f58b11712),
+            ^(part_full & 300'h0824cf080d867f6dbd6849ca21e061d58136811cb7456acb9f6ab8b21338962ec2f8c588989),
+            ^(part_full & 300'h0432678406431fb6deb4a4c518f2306ae093428e5b82b565cfb55c510b9ccb37697e62444c4),
+            ^(part_full & 300'h02193bc003a18fdb6d5ad2628c7918355041a347adc152b0e7daae2087cee59bb4bd31a2062),
+            ^(part_full & 300'h0120854ada3631de7828f7d320389fc2db40ca6ea2b665e78345dc896c6a10e1ede2c05a4a5),
+            ^(part_full & 300'h00b042a76d9b18ef3e147bc9981c4f614da06737d15b32f3c1a2ee44b6358870fef1602d252),
+            ^(part_full & 300'h00582151b6cdac779d0a3dc4cc0c27b0a6d0339be8ad997be05157225b1ac4187f78b016929),
+            ^(part_full & 300'h801822a6da6c0753c680f8883db3dcda3cd8811ae8eb70aeb2cfaa81704bc6a2187af1c0b4b),
+            ^(part_full & 300'h400c11536d3623a9e1407c641edbeeed1e64428df475b05559e7f548b825e3710c3f78605a5),
+            ^(part_full & 300'h202600a9b69b31dcf0a0be32076ff7768f322146fa1ad828ac73daac5e127198861fbcb02d2),
+            ^(part_full & 300'h10130854dbcd98ee7850df1903b7fbbb679910a3fd0d6c165639ed5e2d0938ec4b0fde58169),
+            ^(part_full & 300'h08098c286d66ec7f3c28ef8c81d9fd5d93c48a517e86be092b9cf6a714849c562d87ef2c0b4),
+            ^(part_full & 300'h0424ce14363376379e14f7e640ecfe2ee9e24728bf43570495ce7b5b8842ce0b1ec1f71605a),
+            ^(part_full & 300'h02326f081b19bb1bcd0a7bd320767f1774f923945fa1ab824a673da5c421e7258762fb8b22d),
+            ^(part_full & 300'h01011522d760fade2005c541ad8ae3d1a6a410d0471ba56d977c145b925b3510d3cb8c0525d),
+            ^(part_full & 300'h00a08a936bb05d6f1202e2a0d6c77168f3520868a3add2b6cb3e2a25c92d1a8861e7c60292e),
+            ^(part_full & 300'h00704549b5d80eb78901f1506b63b8b479a10634d1d6e159659f1512e4968d4430f1e381697),
+            ^(part_full & 300'h80304a92d7c1ab511c5bab693513c009f0bb4f24e52fd1af052b39faa0b94b4d486fc918d49),
+            ^(part_full & 300'h4018254b6b60f5a88c2d55b49289e084d85da5927297e0d782959cfd505c2586a435e48c4a4),
+            ^(part_full & 300'h200c12a5b5b07adc44162ada4144f0c26c26d0c9b96bf869c14ace76aa2e12e35218f2c6052),
+            ^(part_full & 300'h10260152dad81d6e200b154d28a0786116136864dc95fc36e025673b57170971a10c79e3029),
+            ^(part_full & 300'h081300ab6d6c0ebf10058a869c523c30ab09b4326e4af6197092b39dab8b84b8d8843cf1814),
+            ^(part_full & 300'h04098855b63607578a02c543462b1e185584d8193705730cb8c959ced5c5425c6c421e78c0a),
+            ^(part_full & 300'h0224cc28db9b23a3c501e281ab178f8c2ac26c0c9ba2b9865ce4acef6ae2210e36230fbc605),
+            ^(part_full & 300'h01022486ba0c1a88fedb5a09e89a074fc5da792228fe8d6c2b594f8515c85bea537e4ec6e4b),
+            ^(part_full & 300'h00811a435d062d447d6dad24f44f0327c2ed3c91947f46b415aca7ca8ae42df521bf2763525),
+            ^(part_full & 300'h00608521ae8316a23cb656927a278113e1769e48ca1fa35a0a5673e5457296da90df9331a92),
+            ^(part_full & 300'h80208a42ba182a17edbc42bbec836cdc68cd589b065b957e1ae08accfaa2722dfa52fe39776),
+            ^(part_full & 300'h403045235d0c3503f6dea17df643b6ee3466ac4d030dc2bf0d70656e7d51b916f52b7f9c9bb),
+            ^(part_full & 300'h20182a91ae061a81fb6fd09ef321dbf71a33542681a6e15d86b812b73ea85c8b7a95bf4e4dd),
+            ^(part_full & 300'h100c154ad7832d48fdb7684f7990edfbad19a81340f378acc35c09539f542e65bd48df2706e),
+            ^(part_full & 300'h082602a76bc196a47edbb427b4c876fdf68cd609a079b456612e24a9cdaa1712d6a46f93a37),
+            ^(part_full & 300'h04130151b560eb523d6d5a13d2643bfefb4e6904d01cda2b3097325ce6d58b89635037c9f1b),
+            ^(part_full & 300'h020980aadab075a11cb6ad09e1301d7f5daf3482680e6d1598cbb926736ac5c4b1aa1be4d8d),
+            ^(part_full & 300'h01044215d7c010cf61e7141f141b62e3c61ac0da325cabf4d6055657c11790efa287f3cb3b0),
+            ^(part_full & 300'h0082290aeb60286fb2f30a2f820db171e305626d192e55f86b82ab23e28bc877d943f9e59d8),
+            ^(part_full & 300'h004114857530143fdb798537c906d8b8d18ab1360cb72afc35c15599f145e41be4a1fc72eec),
+            ^(part_full & 300'h80011909d780433b1e7880855d268981cfe76b9a825039b8af86b05ac9f08bd0ff5e109c710),
+            ^(part_full & 300'h40208486ebc0219d8f3c4062a69144c0e7fbb7cd41281cdc57c3782564f845c87fad08ce188),
+            ^(part_full & 300'h20304a41756010cec79ea0315348a2e053f5d9e620b40e6e2b619c12b27ca2e437d684e72c4),
+            ^(part_full & 300'h10182522ba30286f63cf5038a1a451f009f2ecf3105a07351530ee095b3e51721be942f3962),
+            ^(part_full & 300'h080c1a935d18143fb1e7283c50d2287804f17679880d039a8a985704af9fa8b90df4a1f9cb1),
+            ^(part_full & 300'h04260549ae0c2a1fdaf3143e206b143c0270b93c440681cf45cc0b8255cf545c86fa50fce58),
+            ^(part_full & 300'h021302a6d7063507ef790a1f18358a1e21385e9e222348e7a26625c928e7aa2e4b7d28fe72c),
+            ^(part_full & 300'h0108985abc0359b8ebc405aad93c4c0eff7b44d513419dc97e3582b65f835ec7dae084e3486),
+            ^(part_full & 300'h0084442f5e018cdc75e202d5649e26077fbda26a0980c6e6bf1ac15b2fc12f43ed704271843),
+            ^(part_full & 300'h00422217af00c66638f1014aba4d13039fded33504e063715f0d60a597e017a1feb82138e21),
+            ^(part_full & 300'h8002242ebc06e6c75847b6f42ef883b147809c5d3cc82a066e57c6b0af2f83bd9f6b174b6a5),
+            ^(part_full & 300'h400112175e037363ae235b5a1f7e41d8a3c84c2e9e441d03372bc3505597c1decfb78b25b52),
+            ^(part_full & 300'h2020890baf0199b1d7112dad07bf206c71ec26174f2206839b15e1a82acbe0ef67d9c512da9),
+            ^(part_full & 300'h10304485d700ccd8eb8816d683dd90b638f6130ba7910341cd8af0dc1565f057b3eee2094d4),
+            ^(part_full & 300'h08182a42eb80466c77c40b6b49ecc8db1c730985d3c881a0e645586e0ab2f80bd1f5718486a),
+            ^(part_full & 300'h040c152175c0033639e20595a4f664edae3186c269e448d073a28c3705597c05e0fab842635),
+            ^(part_full & 300'h02260a92ba60219b1cf102ead2793276f718c161b4d2246a39d1661b80ac3e22f87f5c2131a),
+            ^(part_full & 300'h01112165e136f60ad63fb7a147c41a8a3c04feede681303372bf75b56d791caceb54b95bd28),
+            ^(part_full & 300'h008890b2f01b5b0d691fdbd0abe20dc51e027d76f3609819b95f9ad2b4bc0e767da85c2de94),
+            ^(part_full & 300'h00444859780d8d8eb48f6de85df106628f013cbb7990440cdcafcd615a5e073b3ed62e96d4a),
+            ^(part_full & 300'h800440b1e16d9836a3f6f3d012ae4f4cbb671d8485e79209036e6fdadd6cf2f2573d4521fae),
+            ^(part_full & 300'h4002285af036ec1b51fb79e8015527265dbb8cc2c2d3c106813717ed6eb67979239ea290fd7),
+            ^(part_full & 300'h2001142d781b7605a8fdbcd408aa93130eddc4616169e883409babf6b55bbc9c99cd51c87eb),
+            ^(part_full & 300'h10208216bc0d9b0ad47ede4a0c574989876ee230b0b4f441a0cdd5f358ad5e4e4ce6a8e41f5),
+            ^(part_full & 300'h0830490b5e06cd8d6a3f6f050e29a444c3bf7118585a7220d0e6caf1ac562f07267354722fa),
+            ^(part_full & 300'h04182487af0366ceb51fb7828f14d2a241dfba8cac2d391068734570d42b97839b39aab937d),
+            ^(part_full & 300'h020c1a41d701b367588fdbe14f88695100efdf465636948a3439a2b86815cbc1cd9ed55c9be),
+            ^(part_full & 300'h012245930a6d41850fb19e00b56a7b641b18f0272efcd04c1972be86eb669712b9f22f0f971),
+            ^(part_full & 300'h009122cb85b6a0ca87d8cf005ab53d322d8c7a13175e68240cb97f4b75b3cb895cf91787eb8),
+            ^(part_full & 300'h00489167c2db706d43ece7a025589e9936ce3f090b8f341206dc9fa5bad9e5e4ae7e8b43f5c),
+            ^(part_full & 300'h800892cb0adac608671dc46db42be2349131db7130a173ce0906794e8dd198782b2e0ed9daa),
+            ^(part_full & 300'h40044167856d4304318ee216da15f11a6890efb81870b9e504031caf46e8cc1c159707eced5),
+            ^(part_full & 300'h200220b3c2b6818a1ac7f10b6d0af80d144077dc8c1854f08281ae5fa374662e0acb83f676a),
+            ^(part_full & 300'h10011859e1db60c50f637885b6877c068a203bee462c2a784140f72fd1bab3170567c17b3b5),
+            ^(part_full & 300'h0820842ef06db06a87b13c42db43be8345181ff7a3161d3e20a05b97eaddd98b82b3e0bdbda),
+            ^(part_full & 300'h043042157836d83d43d89e0165a3df41a28c0ffbd1ab069d10d00dcbf56e6ce5c959f05efed),
+            ^(part_full & 300'h0218290abc1b6c16a3eccf00bad1ef20f14e05fd68d58b4c886826e5fab7b672e4acf82f5f6),
+            ^(part_full & 300'h0104864c54d7700334eb23ede14315a4c99edb8f84cbbe684d324a34728ac341597872ce551),
+            ^(part_full & 300'h00a24b242a6b9801987511f6f0a38ad244c76dc7c245df342619251a3b4561a0acbc39672a8),
+            ^(part_full & 300'h0051259215b5cc00ce3a88db7853c5692263b6e36102e798130cb28d1fa230f0565c1cb3b54),
+            ^(part_full & 300'h80112b2454ae8039b2b57ef9e02d68ef81a5103bdc5841779a26f24469cd57f5bb665c2b3c1),
+            ^(part_full & 300'h400895902ad7601cdb5a3f7cf016b4f7e0d2881dee0c20bbcd13592a34e62bdad5b32e95be0),
+            ^(part_full & 300'h200442ca156bb0066fad1f9e78095a7bd061440ef706185de6098c95187315cd6adb974adf0),
+            ^(part_full & 300'h100221670ab5d80335d68fef3406ad3dc838a207fba30c2cf304c6428e398ac6b56fcb254f8),
+            ^(part_full & 300'h080110b385dacc0198eb47f79a01569ee41c5303fdd1861679824329451c454352b5e592a7c),
+            ^(part_full & 300'h0420885bc26d4600cc7523dbc500ab4f72062b81fee8cb093c41019ca28ea2a1a15af2c973e),
+            ^(part_full & 300'h0230442de1b68308663a11ede2805527990b17c07f7465869e2080ce5347d170d0ad79e4b9f),
+            ^(part_full & 300'h01090932a475c1bd81a8f60f116f427c4d2899dbe3c27bb4d5369223426ebf6ddb32e05960e),
+            ^(part_full & 300'h00848c9952bac0d6c2d4fb2780b5a1be06944ced71e135da6a9b4911a3375f96ed9970acb07),
+            ^(part_full & 300'h0062464ca95d4063616afdb3c05ad0df034a2476b8f092ef354da488d39bafeb76ccb856783),
+            ^(part_full & 300'h80224c9aa4ebc6dc1a86c74476f280ab5ef835441d9c709ddad5ad388206e528e4546badb2e),
+            ^(part_full & 300'h4011264d5275c3660d4363a23b7940558f7418a20eee384eed6af694410372b47a283556f97),
+            ^(part_full & 300'h20089b24a9bac1bb06a1b1f11dbca02ae7b20c5107771c2576355b422281b97a3d161a2b7cb),
+            ^(part_full & 300'h10044590545d40dd8350d8f886dc501553d9062803bb8610bb9a8da91340dcbd1e8b0d159e5),
+            ^(part_full & 300'h080222c82aae8066c1a8ec7c4b6c288a89ec831481fdc3085dcd66d489a06e7e8745860aef2),
+            ^(part_full & 300'h0401116615d7403362d4f61e25b614c564f6418ac0fee1842ee6936244d0373f4ba0c305579),
+            ^(part_full & 300'h022080b30a6ba019b16afb0f12d90ae2927322c5e07f78c217f349b920689b9fadd261828bc),
+            ^(part_full & 300'h011204c1215e36d0c0333ae3f79c055a37c1a626eda3c4fed1ac29e4103228c732bf5b6cd70),
+            ^(part_full & 300'h0089026290af1b6062191d51fbce02ad3be0d11376f1e27f685634f208199463915dadb64b8),
+            ^(part_full & 300'h0044893148d78db8310c8e88fde50156bdf06a893b78f13fb4ab1a71040cca11c8acd65b25c),
+            ^(part_full & 300'h8004826121bc1b5603365abd8f11b7281567bc1a44fb61e0fea330bf353648b40b9747454d6),
+            ^(part_full & 300'h40224932905e2da3019bad7ec78adb140ab3de0da25db8f27fd19857989b245a0dcba3a286b),
+            ^(part_full & 300'h20112c9948af36d180cdd6bf63c56d0a0559ed06510edc793f68ec23cc4d920d06e7d1d1435),
+            ^(part_full & 300'h1008964ea4d79b60c066eb5fb9e0b68522a4f48328876e3c9fb45619e426c9068373e8e8a1a),
+            ^(part_full & 300'h08044b2552ebcdb06033758fdcf05b42b1527a411443b71c4fda2b04f01364a349bbf47470d),
+            ^(part_full & 300'h04022590a975c6d832193ac7ee782da178a93f208a01db8c27ed158a7a093251acddfaba186),
+            ^(part_full & 300'h020112c854bac36c190c1d63ff3c16d0bc549d90c500edc61376aacd3d041928de6efddd0c3),
+            ^(part_full & 300'h012403050be15ae00db0d42c788dbc406b4df0d2265b1f03f71845d9a9b444206ca2392beb7),
+            ^(part_full & 300'h0092098085f0ad7804d86a363c46dea015aef869132d8783fb8c02ecd4da22103e511c15f5b),
+            ^(part_full & 300'h004904c2427876bc026cb53b1e236f502adf7c3489b6c3c1fd46217e6a6d9128172a8e8adad),
+            ^(part_full & 300'h800909810bc2aba06f06865d67ecf1b6ca0ab7be34932b1607dc427da1613cc9b48a81e5239),
+            ^(part_full & 300'h400484c085e175d03583430eb3f6785b45055bdf1a499d8b03ee213ed2b09e44d247407291c),
+            ^(part_full & 300'h2022426242f09ae01ac1a18751fb3c2d8282adef0d04c6c781f7309769584f026921a0b968e),
+            ^(part_full & 300'h1011293121786d700f6050e3a8ff9e16e14154f706a26b63c0fb984bb6aca7813c90d0dcb47),
+            ^(part_full & 300'h08089c9a90bc36b805b0a871d47fcf0b50a8aa7b83513db1e0fdcc25db56d3e09648686e7a3),
+            ^(part_full & 300'h0404464d485e1b5c00d8d418e23de705a85c553d41a89ed8f0fec612edab69d0432634373d1),
+            ^(part_full & 300'h02022b26a4af2da6026c6a2c711ef302f42e289e20d4476c787f630174d5b4c821911a9bbe8),
+            ^(part_full & 300'h01081c1059151d736c30336b5f6388b79015a1f1a4d908a03be3d3fd1b0be68da4400c28dcd),
+            ^(part_full & 300'h00a406082c0aaeb1b41819b5afb3c4dbe80ad2f8d24c8c501d71c9f68d85f366d22206944e6),
+            ^(part_full & 300'h0052030616855750da0c0cfadfd9e26dd4056b7c692646280eb8c4fb46c27993691103ca073),
+            ^(part_full & 300'h80120608592a75eb6b006c1431d4fd3c5b7a0168f8a4f20e89db3c0f7213da2c2f34da88032),
+            ^(part_full & 300'h400903042c153afdb580362a18e87e9e2db502b47c52790544ed9e0fbb09ed16179a6d44019),
+            ^(part_full & 300'h20048982160a9d76d8c09b350c763fcf16d2815abe293c80a276cf0fdd8476ab03cd362200c),
+            ^(part_full & 300'h102244c10b856eb36c60cd9a86391fe78b6142addf349640513b478fecc2bb5589e49b91206),
+            ^(part_full & 300'h0811226085c29751b43066ed4b1c8ff3c5b0a156ef9a4322281da3c7f4615daac4f04d48903),
+            ^(part_full & 300'h0408993242e16ba0d8183356ad8c4779c2d850abf7cd2993140ef1e3fa302ef56a782624681),
+            ^(part_full & 300'h02044c9921f0b5d06e0c19ab5ec623bcc16428557bc694c98a0778f9fd18175abd3c1392340),
+            ^(part_full & 300'h01102046c9522f0b5c0660e19eb7ece21bc01742c567b0684cd8a07b8c9fd1a179aad341192),
+            ^(part_full & 300'h0088182164a9178dac03b050c75bf6f12de809a1e293d836266c703dc44f68f0bcd769208c9),
+            ^(part_full & 300'h00640c10b254abc6d601d82863adfb78b6f406d0f149e41913b6381ee027b4585e69b410464),
+            ^(part_full & 300'h80240822c9a43c2ae86d1826ca84757efc46f00b428abefb49c8144db381dc49fa305dd593c),
+            ^(part_full & 300'h40120c1164521e1d74360c336d423a3f5e2b7805a1455f7da4640a2edbc0ee04fd182e6ae9e),
+            ^(part_full & 300'h20090608b2a92f06b81b0619b6a31d1f8f1dbe02d0a2a7bcd23205176de0f702768e173574f),
+            ^(part_full & 300'h100483045954978b5c0d830cdb518e8fe786dd01687153dc69992283b4f0fba13b470b9a9a7),
+            ^(part_full & 300'h082249802c2a6bcdac06c18665aac747f3cb6e80b438a9ec344cb141d878fdf09da185cd6d3),
+            ^(part_full & 300'h041124c2161535e6d40360c33ad76323f9e5b5405a3c54f41a2658a0ee3cfed84ed2c2e6b69),
+            ^(part_full & 300'h020892610b0abafb6a01b0619d6bb111fcf2d8a0ad3e227a0d132c50771e7f4c276961f35b4),
+            ^(part_full & 300'h012041124c2161575f6dc0360433adf622379c5b1415a7c64f41a26d880ee3cfe186edac1e6),
+            ^(part_full & 300'h0090208b2690b0abadb6601b0a19d6fb311bcc2d0a2adbe12720d136c60771e7f8c176560f3),
+            ^(part_full & 300'h0048104593487855d4db300d850cebfdb88de41685156df29390689b6303b8d3f460bbab279),
+            ^(part_full & 300'h8008108a4c42c54af2d706c309b14375bd811f9eb6d01d0855efa9320e26b143b1e3ee09f46),
+            ^(part_full & 300'h40240047262142ad7b6b03418cdaa13afec88fcf5b6806862af7f4990513d881d8f3f784da3),
+            ^(part_full & 300'h201208219390a15ebdb501a0c66f501d7f6c45e72d940b43157bda4c82896c40ec7bfbc26d1),
+            ^(part_full & 300'h10090c12c94870a75eda00f06335a88e9fbe22f316ca05a38a3dcd264144b6207e3dfd61368),
+            ^(part_full & 300'h0804860964a4385baf6d8058319ad4c74fdf13790b450ad3c59ec69320a2db30371cfe30bb4),
+            ^(part_full & 300'h04224304b2523c25d5b6c02c10cd6a6387e789bc0582856be24f43499051edb81b8e7f185da),
+            ^(part_full & 300'h0211298059a91e1ae8db60360866b5b1e3f3c6de02e14ab5f12781a4ca2876fc0dc53f8c2ed),
+            ^(part_full & 300'h0100844a60166a4786ba36d80d8219ad6c78fcf1b780b852ad7c49e069328a1dbf03714fe30),
+            ^(part_full & 300'h00a04225300b152bc35d1b4c06c10cd6b6347e78dbc0542956be24f83499c50ed783b827d18),
+            ^(part_full & 300'h0050211098858a95e1ae0d86036286eb7b123f3c6de02a14abdf1274184c628763c3dc13e8c),
+            ^(part_full & 300'h80102226602ca90c2bafdac1b181b08656ac75fbc47cfb6e0242aadf8a7b34b2044ec51d9e0),
+            ^(part_full & 300'h400811113016548e15d76d40d0c0d8432b5638fde21e75b501a15567c53d1a590a27620ecf0),
+            ^(part_full & 300'h20240088980b2a4f0aebb68060626ca1b5ab1c7ef12f32da80d08abbe09e0d0c8511b107478),
+            ^(part_full & 300'h101200464c8595278575db4038333650fadd8e3f78b7916d4068455df24f06a6428ad803a3c),
+            ^(part_full & 300'h080908232642ca9bc2ba6da01c199ba85d6ec51f3c5bc0b4a0b422aef927835321476c81f1e),
+            ^(part_full & 300'h04048c1193214545e35d36f0060ccdd40ebf608f9e2de058505a315f7e93418998a3b6c0f8f),
+            ^(part_full & 300'h0222460ac99082aaf1ae1b580b04666a075fb047cf36f02c28ad38a7bf4920c4cc51dbe05c7),
+            ^(part_full & 300'h010101230464c8515178d74dbc0183337503afd823e78b781614168c57dfa4d0626628edb03),
+            ^(part_full & 300'h0080889182b26420aabc6b86d602c1199a81d7ec11f3cdbc0b0a2b4e29efd24831331476f81),
+            ^(part_full & 300'h00604448c1591218575eb5c36303600ced48ebf688f9e6dc058515af14f7692418998a3b7c0),
+            ^(part_full & 300'h8020489304c9a16a9385ebed71b700c1b36a1ab5c77f611e786f05ba0285ab7c57be9383664),
+            ^(part_full & 300'h401024498264d0b54bc275f6b0d98060d9b50f5a639fb88f3cb782d5034255be23df4941932),
+            ^(part_full & 300'h20081224c1b24852a5e1badb506cc0b04cda87adb1cfdc479edbc16281a12adf19eda420c99),
+            ^(part_full & 300'h102401126059242152f05d6da03460d8066d41d6d8c7ee23cf6dc0b142d0156f84f4d29044c),
+            ^(part_full & 300'h08120089302c9210a978aeb6d018306c0336a0ebec63ff11e7b6c050a1688ab7c27869c8226),
+            ^(part_full & 300'h040900449816690856bcd75b600c1836219b5075f611f78af35b602852b4c57be93c3464113),
+            ^(part_full & 300'h020488224c0b148c2b5e6b8db8060c9b10c5aa3afb08f3c7792d9014295ae2bdf49c1a32289),
+            ^(part_full & 300'h01020480224c0b24842a5e2badb4060c1b00cda83afb18ffc479edb014285a22adf09e1a720),
+            ^(part_full & 300'h008102401126059a4215af35d6d803060d8866d41d7d847de2bcd6d80a14ad315efa4f0d190),
+            ^(part_full & 300'h00408122089302c5230ad79ae36e018326c4316a8ebec23cf1de4b64050a56b8af7d27068c8),
+            ^(part_full & 300'h8000824022982c942ea4c2abcaeada06d80c1a6c865a875ac77ec473c6f3b6c0b28342ab78a),
+            ^(part_full & 300'h40204120114c16421552e175ed776d034c060f36432d43af633f6239e3795b405141a155bc5),
+            ^(part_full & 300'h2010289208260b2908a9f0baf6b9b601860b059ba196a1d7b11fb11cf1bc2da020a2d02afe2),
+            ^(part_full & 300'h1008144b049305948454785d7b5cdb00c30d80cd50eb58ebd88ff88e7ade16d0185168155f1),
+            ^(part_full & 300'h0824022582c982ca402abc2ebdac6d804186c066a875ac77ec47fc4f3f6f0b68042ab48aaf8),
+            ^(part_full & 300'h04120110c164e16522155e1756d436c020c36033d43ad63bf623de279db705940a155ac577c),
+            ^(part_full & 300'h0209008a60b250ba930aaf2bab681b603069b2196a1d6b1dfb11cf1bcedb02ca0d0aade2bbe),
+            ^(part_full & 300'h0104020512c124c16521151e175ed736c030c36033543ad63af623fe239eb785b406145a055),
+            ^(part_full & 300'h008209008960b260b2900aaf0baf6b1b601061b019aa1d6b1dfb11ff13cfdbc2da010aad22a),
+            ^(part_full & 300'h00410480443059385948855785d5b50db00830d80cf50eb58efd88f789e76dc165028556b15),
+            ^(part_full & 300'h800109011282130b2616a4054f0b5eae9b51b403181839b033a86b51d7637ec8ff139e6f16d),
+            ^(part_full & 300'h4000848089c10985910b5202a787afd76da0da010c2c1cda19d435a8ebb13f44778bcfb78b6),
+            ^(part_full & 300'h202042404460a4c2c885a9215bc1d76bb6d06f000636066d0c6a3adc77d81fa233c5e7dbc5b),
+            ^(part_full & 300'h1010212022307261664254b0a5e2ebb5db603580831b033686b51d663bec8ff119e2f36dc2d),
+            ^(part_full & 300'h0808189011981930b1212a785af175dacdb018c0c18d8199435a8ebb1ff647f88cf379b6c16),
+            ^(part_full & 300'h0424044a084c2c985a90153c2d7aba6d46d00c6060e6c0cea1ad475d8dfb23fc4e79bc5b40b),
+            ^(part_full & 300'h02120227042616442d480a9e1ebf5db683680430b073686750d6a3aec4fd11de2f3ede2d805),
+            ^(part_full & 300'h010808109011182930b2216a4856f075daedb41bc0018d819b431a8eb71df607e88cf179f6f),
+            ^(part_full & 300'h0084040848088c1c985990952c2978baed76d80d6020c6c0cda1ad47598efb23fc4678bcdb7),
+            ^(part_full & 300'h00420206240466064c2c484a9e16bc5d76b36c06303063606650d6a3aec7fd91fe233cde6db),
+            ^(part_full & 300'h800204089022608983262c90ba40a9c2af0ebebadadb606e01183066c19b866a15a9d6c77b1),
+            ^(part_full & 300'h4001020448113044c1931648552054e157875f5d6d4db037000c183360cd43350ad4eb63bd8),
+            ^(part_full & 300'h200089022408982262c90b242a902af0abcbadaeb686d01980062c19b066a19a8d6875b1fec),
+            ^(part_full & 300'h1020448112044c1931648592154a157875e5d6d7db43600cc083360cd83350ed4eb63ad8ff6),
+            ^(part_full & 300'h081022408982260c98b242e902a70abc3afaeb6b6d81b80460c19b066e19a856a75b1dec5fb),
+            ^(part_full & 300'h0408112044c113064c5921548153855e1d7d75b536c0dc003060cd83350cd42b53ad8ef60fd),
+            ^(part_full & 300'h022408902260898b242c90aa40abc2af2eb6bada1b40660018b066c19a866a35a1d6c7fb07e),
+            ^(part_full & 300'h011000408112044c113064c5921548153855e1d7d75b536c0dc003060cd83350cd42b53ad8e),
+            ^(part_full & 300'h00880022408902260898b242c90aa40abc2af2eb6bada1b40660018b066c19a866a35a1d6c7),
+            ^(part_full & 300'h0044081120448113064c5921648552855e1d7975b5f6d0d8033020cd83360cd43b53ad8eb63),
+            ^(part_full & 300'h80040020812411208b049824cb245942d21a9054c29e1af1d7aead7b68db06c0360030c1b60),
+            ^(part_full & 300'h400208124012089045824c3265902c216905482ae16f0d7aebd776bdb46d036013001860db0),
+            ^(part_full & 300'h200104092089044820c1261932ca16909482a615f0978ebd756b9b56d83601b001820cb04d8),
+            ^(part_full & 300'h100082049044822c1260932c91650b486a41530a786bc75ebab5eda36c1b00d800c306d826c),
+            ^(part_full & 300'h08204900482241160930c99640b085a41520ab85bc35ebaf5ddaf6d1b40d804c0061836c336),
+            ^(part_full & 300'h0410248224112083049864cb285a42520a9857c25e3af5d5ae6d5b60d806c0060832c13619b),
+            ^(part_full & 300'h020812411208b049824cb245942d21a9054c29e1af1d7aead7b68db06c0360030c1b609b0cd),
+            ^(part_full & 300'h01200100082049044822c1260932c91650b486a41530a786bc75ebab5eda36c1b00d800c306),
+            ^(part_full & 300'h0090008204900482241160930c99640b085a41520ab85bc35ebaf5ddaf6d1b40d804c006183),
+            ^(part_full & 300'h004800410248224112083049864cb285a42520a9857c25e3af5d5ae6d5b60d806c0060832c1),
+            ^(part_full & 300'h800800800840a4024224224228218298098c9ac92c82c42e42a42a42a42ac2bc2bc2bcebeeb),
+            ^(part_full & 300'h4004004204205201211211011c10c14c24c64d6416616215215215215215e15e15e35e75d75),
+            ^(part_full & 300'h2002002102900908908908a0860a6026326b24b20b10b90a90a90a90ab0af0af0af3afbaeba),
+            ^(part_full & 300'h10010810814804844844047043053093193590598588548548548548578578578d79d75d75d),
+            ^(part_full & 300'h0800840a4024224224228218298098c9ac92c82c42e42a42a42a42ac2bc2bc2bcebeebae9ae),
+            ^(part_full & 300'h04204205201211211011c10c14c24c64d6416616215215215215215e15e15e35e75d75d76d7),
+            ^(part_full & 300'h02102900908908908a0860a6026326b24b20b10b90a90a90a90ab0af0af0af3afbaeba6bb6b),
+            ^(part_full & 300'h010014004004204205201211211011c10c14c24c64d6416616215215215215215e15e15e35e),
+            ^(part_full & 300'h00a002002002102900908908908a0860a6026326b24b20b10b90a90a90a90ab0af0af0af3af),
+            ^(part_full & 300'h0050010010810814804844844047043053093193590598588548548548548578578578d79d7),
+            ^(part_full & 300'h8010020040080100220440881901202404889112224440881182304608c1981302624cc9993),
+            ^(part_full & 300'h40080100200400881102206404809012224448891102204608c1182306604c0989332664ec9),
+            ^(part_full & 300'h20040080100220440881901202404889112224440881182304608c1981302624cc9993b2564),
+            ^(part_full & 300'h100200400881102206404809012224448891102204608c1182306604c0989332664ec9590b2),
+            ^(part_full & 300'h080100220440881901202404889112224440881182304608c1981302624cc9993b25642c859),
+            ^(part_full & 300'h0400881102206404809012224448891102204608c1182306604c0989332664ec9590b21642c),
+            ^(part_full & 300'h0220440881901202404889112224440881182304608c1981302624cc9993b25642c8590b216),
+            ^(part_full & 300'h010020060040080100200400881102206404809012224448891102204608c1182306604c098),
+            ^(part_full & 300'h008018010020040080100220440881901202404889112224440881182304608c1981302624c),
+            ^(part_full & 300'h0060040080100200400881102206404809012224448891102204608c1182306604c09893326),
+            ^(part_full & 300'h802008020080200802008020080200802008020080200802008020080200802008020080200),
+            ^(part_full & 300'h401004010040100401004010040100401004010040100401004010040100401004010040100),
+            ^(part_full & 300'h200802008020080200802008020080200802008020080200802008020080200802008020080),
+            ^(part_full & 300'h100401004010040100401004010040100401004010040100401004010040100401004010040),
+            ^(part_full & 300'h080200802008020080200802008020080200802008020080200802008020080200802008020),
+            ^(part_full & 300'h040100401004010040100401004010040100401004010040100401004010040100401004010),
+            ^(part_full & 300'h020080200802008020080200802008020080200802008020080200802008020080200802008),
+            ^(part_full & 300'h010040100401004010040100401004010040100401004010040100401004010040100401004),
+            ^(part_full & 300'h008020080200802008020080200802008020080200802008020080200802008020080200802),
+            ^(part_full & 300'h004010040100401004010040100401004010040100401004010040100401004010040100401)
+        }
+            == {
+                ^(in_tdata & 320'haa8f44edc0c7c92c13c2301d679eb40687684cd5911b9ba20a7262f8b90837e1e5f7a62cc7beed37),
+                ^(in_tdata & 320'hd547a274e063c49609e1180ebbcd5a8343bc266a488dcdd30539117c5e841bf0f2f9d39643d7769b),
+                ^(in_tdata & 320'heaa3d1387031c24306f00c075de6ad4181d613352466e6eb821ca8be2d420dd8797ee94b01e3b94d),
+                ^(in_tdata & 320'hf551e89c3898c12981780623a6f15620c0e30b9a92337b75c10e545714a186ec34bd74a5a0f9dca6),
+                ^(in_tdata & 320'hfaa8fc4e1ccc4094c2bc8331db78ab90607187cdc939b5bae0072a2b8a504376125cba52d07cec53),
+                ^(in_tdata & 320'hfd547e270ee60042635ec198edbc55c83038c1e6649cdadd70839515c52821bb092e5d2968367629),
+                ^(in_tdata & 320'hfeaa371387f3002933af60ec76de2a64381460f3324e6d6cb8c1ea8ae29410dd84952e94b4133914),
+                ^(in_tdata & 320'h55fa5766033e49308a15806b5cf1a134bb627eac881cad14569297b5c842bf8f2fbd3166bdb771bd),
+                ^(in_tdata & 320'haafd23b3011f2490470ac035ae7ad01a5db13f56442e5e882bc94bd2e421dfc797de98b35edbb8de),
+                ^(in_tdata & 320'h555e99db808f92482385603adf3d680d0ed09dab2237274415e485e172106fc3cbef4c598f6dde6f),
+                ^(in_tdata & 320'h65aabe97b203fc84d048520db4308f407dfa278fed1a70311c35a5cc1d51b88a10df0f5f74cb37db),
+                ^(in_tdata & 320'h32d55f49d901fe426a24a906da1847a01ef511c776ad381a8e1af2ee0ea85c65086d872fba6599ed),
+                ^(in_tdata & 320'h196aa7a4ec80df2935125483650e23500f728ae3bb76940f470d797f0754ae128436c397dd32ccf6),
+                ^(in_tdata & 320'h8cb553d276c04f9498892a41ba87112827b147715d9b4a07a386bcbf81aad729421b614bee99647b),
+                ^(in_tdata & 320'h467aa1e93be007c24c441500dd43881413d8a3b82ecdad03d1c35e57c2d5eb94a10fb025d744b03d),
+                ^(in_tdata & 320'h233d58f49d7023e924220a8066a3c40a09ec53dc1766d683e861af23e36af5ea5885d892cbaa581e),
+                ^(in_tdata & 320'h91bea4784e3831f4901185403b51e28524f62bee0b936343f430d799f3b5faf52c42ec4965d52e0f),
+                ^(in_tdata & 320'h2d55e4a9951fe4769a4090ada1987e02ef81307868d3c190e6adee00e68bc5d086fc79fbe629a2dc),
+                ^(in_tdata & 320'h96aafa56ca0ff2334d204876d0ce3f0177c89a3cb469e0c873d6d7007145e2e8437c3c7dd31cd36e),
+                ^(in_tdata & 320'hcb557d2b6507f919a490a41b68651f80bbe44f1eda34f066396b4b883aa2715421be1ebee9866bb7),
+                ^(in_tdata & 320'h3f0b5af4a82bbfe3bdaf102c975f068eaf35a0d2b61fdc2c9b343e8c37cbf06a8b894237c79f798b),
+                ^(in_tdata & 320'h9fa5a57a5495fff1dcd708164bad83c7779ad069db0fe6144d1a3f4619e5f83545c4a11bc3cfbcc5),
+                ^(in_tdata & 320'hcff2dabd2acadff8ee6b040b25d6c1639bc56834eda7fb08268d1fa30ef27c1aaae2500de1e7de62),
+                ^(in_tdata & 320'h67d9655e95654ff4753502059aeb60b1edeab41a76d3f5841346afd985793e2d5d712886f0fbed31),
+                ^(in_tdata & 320'h33ccbaaf4ab287f23a9a8102cd75b0d8f6f55a0d3b49fac209a357ecc0bc9f36aeba94435875f698),
+                ^(in_tdata & 320'h19c65557a5d943f91f4d40a166b8d8ec5b72ad061d84f5610451abf6625ecfbb5f5d4a21ac32fb4c),
+                ^(in_tdata & 320'h8ce32aabd2ec81fc8da62050bb5e6cf62db154830ec27ab08228d5fb332fe7fdafaea510f6197fa6),
+                ^(in_tdata & 320'hf95ac7a1415dff1df97c8024caf03075b9ed0a93b17ee174daa07471ae5c83945c5e10bfbc9bc458),
+                ^(in_tdata & 320'hfcad6bd2a0aeff8efebe40326d78183afcf68749d8bf70ba6dd03a30d72ec1ea2e2d08dfde4de22c),
+                ^(in_tdata & 320'h7e56b5e950577fc77f5f20193ebe0c1d5e7b41a46c7fb85d36683d186b97e0d51716846fcf2ef316),
+                ^(in_tdata & 320'h3ebcaacf4305ef51c70e31d241115236c333f45bc56410ec4fac0138d3f4c3797c1d458b842fcc9c),
+                ^(in_tdata & 320'h9f7e5d67a182f7a8e38798c92088a91b6191f82de2b200742756209469fa61bcbe0ea2c5c21fe64e),
+                ^(in_tdata & 320'h4fbf26b3d0417bdc73c3cc449044540d90c8fc16f159003a13ab104a36fd30de5f0551e2e107f327),
+                ^(in_tdata & 320'ha7df9b59e8a09dee3be1e60248202a06e8647c0bf88c881f09d58825197e986f2f82a871508bfb93),
+                ^(in_tdata & 320'h53cfc5aef4506eff1ff0f3012c12150354323c057c664c0d846ac4128ebfcc1797c354b8a84dffc9),
+                ^(in_tdata & 320'h29e7e2d57aa8177f8df8f980960b0a01aa111e02be132e04c2356209455f660bc3e1aa5c5426fde4),
+                ^(in_tdata & 320'h94f3f96abd542bbfc6fc7cc043078500f5088d01df099f00619a910ca0afb325e9f2d5ae0a137cf2),
+                ^(in_tdata & 320'hf4e5567a1d2ffa8e24708f92689290b699bfb2db2ae0d76e7f6149b683a31acb80e62f5ca12e70e5),
+                ^(in_tdata & 320'hfa72ab3d0e17fd471038c7c9344948db4cdfd96d155063b53fb084d343d10d65c071172e509f3a72),
+                ^(in_tdata & 320'h7d39559e870bdea38a1c63e49226a46d8667ecb68a8831d89f584261a3e886b2e83a8b17084f9d39),
+                ^(in_tdata & 320'h14f4eaa5ebe93f51e9d90fd1d35c80932f0c01a888e027c4c803827ac026343a335ae0726f690cb7),
+                ^(in_tdata & 320'h8a7a7550f574bfa8f4ec07c8e9ac40c9978602d4c4501be26481e13560131a3d11ad703917bc865b),
+                ^(in_tdata & 320'h453d32aa7a3a7fd47a7603e474d42064ebc3016ae2280df132c0f09ab2098d3e80d4b81c8bde412d),
+                ^(in_tdata & 320'h22be99573d1d1fea3d3b01f23a6810b275e182b5f1140ef899e0584d590446bf486a5c0e45e72096),
+                ^(in_tdata & 320'h915f4ca99e0eaff51c9d80f91d3408593af0c35a788a0f7c4cf00c26ac82a35fac372e0722fb904b),
+                ^(in_tdata & 320'hc88fae56cf8757fa8c4ec07c869a042c9d7063ad3c4507be26780613544151afd61b97839175c825),
+                ^(in_tdata & 320'h6467df2967438bfd4627e03e434d02166eb831d69e0283dd133c2309aa2028d7e30fcbc1e8b2e612),
+                ^(in_tdata & 320'ha6e705335848faaf4aca7fcefaf801983850194347c16e2a411d93f61536a051cadf0592bb387dbe),
+                ^(in_tdata & 320'h53538a9baca47d57a7653fc77d7e004c3c200ea123c0bf17200ec9fb089bd028ed6f82c97d943edf),
+                ^(in_tdata & 320'h29a9c54fd6d23ea3d3b21fe3b6bd00261e18075011c05f89900744f5844d683476b5c1e49ec21d6f),
+                ^(in_tdata & 320'h9dcdec21998cd96af541ef4710e07c4d081165d70c2b5e21017c5900ed3fc2cda031cdba15b5979f),
+                ^(in_tdata & 320'hcee6fe10ccc64cb57aa077a388723e26a400b2eb0635af1280be0c80749f6166d818e6dd0adac9cf),
+                ^(in_tdata & 320'h6753770a6663065abd50bbf1cc3b1f9352085975833ad78940df2640384fb093640c736e856564e7),
+                ^(in_tdata & 320'h33a9b38533b1a3255ca85df8ee1d8f4989042ebac19d63c4a0ef93281c275849ba0639b742b2b273),
+                ^(in_tdata & 320'h99d4d9c29958d19aae54aefc7f0cc724c482175d60ceb9e050f7c99c0e13ac04dd011c5b81595b39),
+                ^(in_tdata & 320'hccca64e14cac48c5552a577e3f866392624909aeb0475cf0287bc4ce0709560266828eade0a4ad9c),
+                ^(in_tdata & 320'he6453a72a6d6246aaa952bbf1fc33149112486d7d823ae7a143de26f0184ab01334347d6f05256ce),
+                ^(in_tdata & 320'heeef7118ca67cb57a20b7ab89703e469808b26bc601a811c0be288376dfd176d31926ed16d9cbcf8),
+                ^(in_tdata & 320'h7777b08e6533e5abd105bd5c4381f234e045935e302d488c05f16413b4fe0bb690cb37e896c65e7c),
+                ^(in_tdata & 320'h3b9bd8473219f2d5ea82de8e21c0f99a5022cbaf1816ac4602f8b201da7f85db40679b746b6b2f3e),
+                ^(in_tdata & 320'h07bb9ba9b24fb95cf5d2fabd2caff8fc26324c9085aeb0c16a88c0bc560db63dced0f391251bf61a),
+                ^(in_tdata & 320'h83ddcdd4d9a7fca678e9fd5e9657fc7e3319244842d75062b5c4405e2906db3ee76a7948b285fb0d),
+                ^(in_tdata & 320'h41eeeee86c53fe5b3c74fe8f4b2bfebf39849224216ba8335ae2202f1483edbf7bb53c24794afd86),
+                ^(in_tdata & 320'ha0f77f763629ff259c3aff47ad97ffdfbcc2491290b5dc1badf1101f8a4176ffb5da9e921ca57cc3),
+                ^(in_tdata & 320'hd07bb7b91b94df9ace1d7fa3dec9ffeffe612489485ae60dd678a807c7203b5fd2ef4fc92e52be61),
+                ^(in_tdata & 320'he81ddbdc8dca4fcd650ebfd1e764ff77df309044a42d7b04eb3c540be1901d8fe175a764b7215f30),
+                ^(in_tdata & 320'h740eedec466527e6b2875fe8f3b07f3bef9048225236bd80759e0a0df0c80ee7f0bad3325b98ad98),
+                ^(in_tdata & 320'h3d9ced5d917d0aa7ae91d5695577c7e1f1f268812cb5e6035047c5b2ac69b16e368f9a8828dfa0d6),
+                ^(in_tdata & 320'h1eee7eaec83ea553d748eab4a2bbe3f0d8f93640167af301a823c2d15434d8b71b47cd44146fd06b),
+                ^(in_tdata & 320'h0f773757649f72a9eba4f57a595ff1f84c7499200b1d7182d411c168a81a6c7b8da1e6220a37e835),
+                ^(in_tdata & 320'h966dcea799535c2664cf5af435fd1eecbffbf33124d201675ec01433f5b75a24fa27c084ec236832),
+                ^(in_tdata & 320'h4b36e751cc298e1330672d7a12fe8f765ffdfb98924900b3af602a11fadbad127511e0c25619b419),
+                ^(in_tdata & 320'ha5bb73aae614e7099a3396bd017d473b0ffeffcc49048859d7303508fd6d56a93288f0612b04d80c),
+                ^(in_tdata & 320'h52fdb9d5738a5384cf19cb5e80bea39d87f77fe624a2442eeb181a847cb6ab749144783095826e06),
+                ^(in_tdata & 320'h295edceab94529ca658c65af405f514ec3f3bdf312512215750c2d423c5b559a48a23c186ac13503),
+                ^(in_tdata & 320'h948f6e755c22b4e532c632d7a82fa82741f1def90908990aba0616a11c2d2acd2c531e8c35609a81),
+                ^(in_tdata & 320'h4a47b73aae917a7a9963196bd417d41380f8ed7c048444875d832b588c161546962b8f461ab04f40),
+                ^(in_tdata & 320'hb36e1538ce9be1132a7ed661dff4f4657f8f858f26902b26f001a19fb1bcd0a7b1320727e17b4d92),
+                ^(in_tdata & 320'h59b70a9e674df089973f6b10e7f87ab2bfcfc0c7934815917800d0cfdade6853d89b0313f0bda4c9),
+                ^(in_tdata & 320'h2cdb8d4f33a6f84cc99fb5a87bfe3dd97fe7e26349a402cabc806867ef6fb409e44f8109d856d064),
+                ^(in_tdata & 320'he9b4431283771d5647d3a9ac6659e817e8fecbfefc18f4d0089330a36e6c8e8f14078a06ac5e3e30),
+                ^(in_tdata & 320'h74da218b41bbaeab23e954d6332ef40bd47767ff7e0c726a04c9b851b736c7678a03c58376271d18),
+                ^(in_tdata & 320'hba4d10c7a0ddf75d91f4aa6b11957a05ea33b1ffbf2639350264fc20d99b63b3c503e2419b1b8e8c),
+                ^(in_tdata & 320'h5d268861d0eefba6c8fa553588cabd82f519d8ffdfb3149881b25e106ccdb1f9e281f120ed8dc746),
+                ^(in_tdata & 320'h2eb34c30e8777dd3667d2abac4655e417a84ec7feff9824e40592f003466d8fcf142f89076cee1a3),
+                ^(in_tdata & 320'h9759ae1a743b9ee1b13e957d6232afa0bd42743f77fcc925202c97801833ec5e70a37cc83b6f72d1),
+                ^(in_tdata & 320'h4bacd70d3a9def78da9fca9eb91957505ea1381f3bfe649090166bc00e19f62f3853be641dbfbb68),
+                ^(in_tdata & 320'h4c6228941eb9eae22a9c4ce332d743bfc7a657f1e1c7c6984098054b6b6075b8802c5534a281e184),
+                ^(in_tdata & 320'ha6111c4a0fdcf579174ea671996ba15fe3db2bf8f0e3e34c204c02adb5b03afc40162a1a7148f0c2),
+                ^(in_tdata & 320'hd328862507ee7abc8ba75318ccb7d02fd1ed97fcf871f9a410262156d8d81d5e280b150d18ac7861),
+                ^(in_tdata & 320'hbecb0b4a59dc29d9ddee364faaa56365bd05fc7acafc70e3c835c041108575f00433d879c507c506),
+                ^(in_tdata & 320'h5f4585a52c6e14eceef71b27d552b132de82fe3d657e3873e49ac0208a42bad80a1becbcc28be083),
+                ^(in_tdata & 320'h2fa2c2d296b72a76777b8d93e2ab58196f417d1eb2bf1c39f24d401045215d4c050ff6de614df241),
+                ^(in_tdata & 320'h97f161694bdbb53339bd46e9f957ac8c97a0be8fd97f8e1cf9a6a0082290ae860a85fb6f10aefb20),
+                ^(in_tdata & 320'h4bd8b8b4a5edfa999cde2354fcabd6466bd05d47ecbfcf0c7cd3500c1148d7430d40fdb7a85f7d90),
+                ^(in_tdata & 320'h25cc545a52f6dd4cce6f118a7e55eb2315e82ea3767fef863e6988060aa46b8186a07edbf427bcc8),
+                ^(in_tdata & 320'h92e6222d297b4eae653708e53f28f591aaf417513b3fffc31f34c4030552b5e0cb523f6dda13de64),
+                ^(in_tdata & 320'hf7981a5ecde18e8eef75b23d3533192d687ff7d25763870247af8248902caf00619ac7cf280e2834),
+                ^(in_tdata & 320'hfbec0d2d6670e74777bad93e9a998c96b437f9e92bb1c38323d7c1244a16d78030cf63e7940f141a),
+                ^(in_tdata & 320'h7dd60694b3b853a3bbdd6c9f454ec6cb7a1bfcf495f8e1c3916bc092250bebe01867b1f3ca0f8a0d),
+                ^(in_tdata & 320'h1e631a493122e52edf53676f7365f4a9b195ae1dfa92aef6270ff7e31e6910182522ba30286f63cf),
+                ^(in_tdata & 320'h0f3185269811529f6fa933b7b1b0fa54d8c2d50efd69577b1307fbf98d34080c1a935d18143fb1e7),
+                ^(in_tdata & 320'h87b8c2934c888947b5d499dbd8da7daa6c696a87feb4abbf8903ddfcc49a04260549ae0c2a1fdaf3),
+                ^(in_tdata & 320'hc3fc614ba64444a3d8eacccde46d3e55163cb743ff7a55ddc401cefe624d021302a6d7063507ef79),
+                ^(in_tdata & 320'h61de30a5d3a22251ee75e666f2369f2aab165ba17fbd2aece280c77f3126810981536b831a83f5bc),
+                ^(in_tdata & 320'hb0ef1052e9d13120f73a731371194f9575832fd0bfde957471c063bf989340a4c0a9b5c1ad41fade),
+                ^(in_tdata & 320'hd8778029746898907b9db9a9b08ca7cabac195e85fcf42ba38e011d7ce4920726856da60d6a8ff6f),
+                ^(in_tdata & 320'hf258d25d8b16a966e29d3bbbab23a74cccfd64e9d55507a93b7fff08fb4d80011909d780433b1e78),
+                ^(in_tdata & 320'h790c692cc58b54bb714e9dfddd93d3a64676b074ea8a8bd49d3fdf8c7da640208486ebc0219d8f3c),
+                ^(in_tdata & 320'h3c86349662458a5dbaa7cedee6cbe953233b583af5654de84e1fefc63cd320304a41756010cec79e),
+                ^(in_tdata & 320'hbfb96d86f10a7a688929edea79dfba6469c664fccf646af45f1e8ae1c6033bf314d040c112175c03),
+                ^(in_tdata & 320'hdfdcbec378051d344494f6f53cefddb234e3327e679235782f8f6578e3011df982682060a90bae01),
+                ^(in_tdata & 320'h6fce5763bc02ae9a204a7b7a9675eed93a799b3fb3e91abc1747b2bc73808efcc93410305485d700),
+                ^(in_tdata & 320'h37e72bb3de81574d12253d9d433af76cbd34cd9f59f4855e0ba3d95e39c0477e649808982a4ae980),
+                ^(in_tdata & 320'h1bd39ddbefc08ba68b121ecea99f7b367e9a64cfacfa4aad0551ecaf1ce0239f324e044c152d74c0),
+                ^(in_tdata & 320'h0dc9c6edf76065d345890f675ccdbd1b1f453067d65d255682a8f65f8c7091ef992502260a96b860),
+                ^(in_tdata & 320'h86e4e376fbb012e9a0c407b3ae64de8d8faa9a336b0e9aa941d47b2fc438c8d7c4908193054b5c30),
+                ^(in_tdata & 320'hfccb1c3f8c525314594b6e13aeedd5228e132be57ae327a2fff4977e241fdf98f69a000890baf01b),
+                ^(in_tdata & 320'hfe65861fc62929822ca5b729d776ea91670997f23d519bd17f7a6bb7100fefcc734d0004485d780d),
+                ^(in_tdata & 320'h7f32cb0de314b4c11652db94e3bb75c8938cc9f99e88c5e8bf3d15d3880777e639a48082242ebc06),
+                ^(in_tdata & 320'h212351be72763780a74c22d4bdc0e87715c534464f9538cf59e915705e3d2b8e203f7ec7e9a01224),
+                ^(in_tdata & 320'h10b1a0dd39bb3bc053a6114a56e274bbaae29823a7ea9c65ac74aab82d1e95c7101fbf63f4d00912),
+                ^(in_tdata & 320'h0878d86c9cddbde029d388a52b713addf5714e1153d54632d63a5554168fcae3880ddf31da600489),
+                ^(in_tdata & 320'h841c64364e6efef816e944529dba9deefab8a70829caab196b1d2aaa09476571cc04ef98cd380044),
+                ^(in_tdata & 320'h420e321b27375f7c0974a2094edd4e775d54538494e5558cb50eb55506a3b2b8ee0077cc66940022),
+                ^(in_tdata & 320'ha127110f931bafb604bad104af6ea73baea229c2ca72aac65a877aaa8351d97c77023be613420011),
+                ^(in_tdata & 320'h50b38887c98dd7db025d68a257b7539df75914e165395d632d43bd5543a8ecbe33811df309a10208),
+                ^(in_tdata & 320'h095a9dff96b0fc65266216a59e1b41b9ee69be367d29967ecf48ebd2fde95df131fff03e4d709120),
+                ^(in_tdata & 320'h848d46fdcbd85e3291318b52c70fa0dcd734dd1b3e94c33d67a455e17cf4aef890fdf81f26b04890),
+                ^(in_tdata & 320'h4246a37ce5ec2f114a9845a96b85d0ee6b9a6c8d9f6a619eb3d22af0bc7a575c407efc8f93502448),
+                ^(in_tdata & 320'h721f50871a1bce5d87c6a498bb499a3107bea677ba914c214faa633ace91af57fe97bd4effc0e08e),
+                ^(in_tdata & 320'hb92fa8438d0de72ec1e3524c55a6cd1883d7533bdd48ae10a755319d6748578bff49de277fe87247),
+                ^(in_tdata & 320'h5cb7d421c686d39762f1292622d1660c41e3a99deea4570a532a98c6b3a4abc5f7a6ef13bffc3b23),
+                ^(in_tdata & 320'h2e5bea10e34349cbb37814931168b38620f9d4cef772238729956c6b59d255c2f3d17789dffe1f91),
+                ^(in_tdata & 320'h172df50a7121a4eddbbc0a6988b659c3107cea677b9919c194ca9635ace9aac171eabbc4cfff0fc8),
+                ^(in_tdata & 320'h8b96f2873810f276efde0534c4592ce1a83e7733bdec84e0cae56b12d4745560b8f55de247ff87e4),
+                ^(in_tdata & 320'hc5cb79439c88793377ef02ba622e9670f4173b99def64a7265f2b589683aaa905478ae7103ffc1f2),
+                ^(in_tdata & 320'h90fae424d4dff2cc3e3125c58a5cd1897db53bbbd5ca611a7d5319f6788c7a3fd4a9ea767e370077),
+                ^(in_tdata & 320'hc87d72106a6ff9661f1892e2cd2e68c49eda9dddeac5308d3ea98cfb3e46bd1fea56f53b3f13823b),
+                ^(in_tdata & 320'he43eb10a3537dcbb0f8c4971669734624f6d4cee756298469f54c6759d235eaffd2b7a9dbf81c11d),
+                ^(in_tdata & 320'hf66d5723eb210d4bf8b11e71bbee05e991696618079d49ddd514c463e9333f1eb65a1daaa0b1e977),
+                ^(in_tdata & 320'h7b36ab91f51086adfe580f18d5f70274c8b4b30c83ceaceeea8a4239f6999f8f532d0ed55058f6bb),
+                ^(in_tdata & 320'hbdbb55cafa086356ff2c878c62f981ba445a5b8641e7567775452114f94ccfe7a19687eaa824795d),
+                ^(in_tdata & 320'h5efda2e77d8431a37f96c3c6397ec05d22252dc3a0f3a33bba22b08a7ea667f3d8cb43f5541a3cae),
+                ^(in_tdata & 320'h2f7ed171be4238d1bdcb61e314bd602e911296e1d079d99fdd9178453d5333d9e467a1faaa051e57),
+                ^(in_tdata & 320'h179f68badfa11c60dce5b0f1825cb09768894b70e81ceccdeec89c229ea919ecf233d0fd550a8f2b),
+                ^(in_tdata & 320'h8bcfbc5d6f508e386e72d878c92c584bb444a5b8742e7e66f7644e194d548cd67919e8fe8a8d4595),
+                ^(in_tdata & 320'hb3aa890f5c096a5fcd88f24ddf78294c4b4b34c43daa7eeeaea6e36f4d99f97582d4e955c5ff4bbd),
+                ^(in_tdata & 320'hd9f54c87ae84b52fe6c47906efbc14a605a598621ef53777575351bfa4ccfcbac96874aac2f7a5de),
+                ^(in_tdata & 320'hecdaae43d7425a97f1623ca377dc0ad322d2cc310f7a93bbab2988d7d2667e7d6cb43a554173d2ef),
+                ^(in_tdata & 320'h2b383d9ea821d714b6509c61b3958718cbec0ba68b566311eda75dcb9b7b645c253ea6cfcf56583a),
+                ^(in_tdata & 320'h95bc1ecf5490eb825928ce10d9cac38c65f605d3458b3188f653aee5cdbdb20e129d5367e7a32e1d),
+                ^(in_tdata & 320'h4afe0f65aac875c12e94e70864e761c612fb02e922e590c47ba9f77ae4ded927094ea933f3d1950e),
+                ^(in_tdata & 320'h255f07b2d5e43ae0954af3843273b0e3097581741152c8603dd4fbb5726f6c938ca55419d9e8ca87),
+                ^(in_tdata & 320'h928f8bdb6a723d784aa5f9e21939d8f1a4b2c0ba88a96c301eea5ddab9373669c650aa8cecf46743),
+                ^(in_tdata & 320'hc967c5efb5b93eb42752fcf10c9eec78d251625d4454be1a0f750eed5e9b1b34e32a55c6567233a1),
+                ^(in_tdata & 320'he4b3e2f7da5c9f5211a9fe588e4f76bc6928b12ea20a570d073aa77ead4d8dba79972a632b391bd0),
+                ^(in_tdata & 320'h5941cce5450fb8b5be84e34dfcb03cc6df7051315a7348976e3a2e7ccfdd22a119f5337e7ac2d5d2),
+                ^(in_tdata & 320'haca0e672a287dc52dd427186fe5a1e636fb02a982d19ac4bb79d373e65ee917084fa993f3d6968e9),
+                ^(in_tdata & 320'h56707b395143ee296ca138c3772f0f3197d8174c16acd627db4ebb9732f7c8b84a7d4c9f9ebcb474),
+                ^(in_tdata & 320'hb6570b2c7273c5ef6ae4f5c25a533886dcb87b1bfbc5262e97a214bc303da9eeeb9af7916113e8cc),
+                ^(in_tdata & 320'h5b0b85943939e2ffb572fae1252b9c434e5c3d8d7dc293174bd10a5e181ed4f775cf7bc8b089f666),
+                ^(in_tdata & 320'hada5cac81c9cd177d8b97d509a97ce21a7261cc6bec14989a568a5270e0fea7bbae5bd647844f933),
+                ^(in_tdata & 320'h56f2e5660ece68b3ec5cbe884d4be710d39b0c635f40a4c6d234529b8507751dd570deb21c2a7e99),
+                ^(in_tdata & 320'h2b7972b307671451f62edf4426a7f38849cd86312fa05a61699a094dc2833a8eeaba6fd90e153d4c),
+                ^(in_tdata & 320'h15bcb95b83b3aa20fb176f821353f9c424eec31897f02d30b4cd04a6e3419d677d5d376ca7029ea6),
+                ^(in_tdata & 320'h0ade54afc1d9d5187f8bb7e101a9fc623277638c4bd81e985a66a25b73a0ceb3beae9b3653894d53),
+                ^(in_tdata & 320'hb338297b929f2f6b5721ae12d285c637e583c8ddde292160ba11659189ed4eb73ccfba8a48df4e65),
+                ^(in_tdata & 320'hd99c1cbdc9cf97bdab90d7096940e31bf2c1e46eef1498b25d8892c0c4f6a77b9e67dd45046fa732),
+                ^(in_tdata & 320'h6cee065ce4e7cbded5c8eb84b4a2710df960f237f78a4c592e446968607b539dc731ee228237d199),
+                ^(in_tdata & 320'h57edd9842bf2cac83a738bfda7235c4b542c6afe6224ed8463bec2962d2e88a59313b77433a9deae),
+                ^(in_tdata & 320'h2bd6ecc01579656c1f3945fedb93ae258a1e377fb1327ec2315f414316974452c18bdb3a39dcef57),
+                ^(in_tdata & 320'h15eb76620abc92be0d9ca2df65cbd712e50719bf58b93763182f80a98b4ba22960c5ed9d1ce677ab),
+                ^(in_tdata & 320'h8af5bb33055e495f06ce514fb2e7eb0952838cdf2c7c9bb38c97e054c5a5d114b860f64eae7339d5),
+                ^(in_tdata & 320'h455add9b822f24af8367a887d171f584a949c46f961e4ddbc64bf02a62d2688a5c307ba777399eea),
+                ^(in_tdata & 320'ha28d66cdc197b257c3b35443e8bafa4254ace037cb0f26ede325d81d316934652e183d53bb9ccf75),
+                ^(in_tdata & 320'hd146bb66e0cbf923e3d9aa21fc5f7d212a5e721be5879376f192ec0e98b49a12970c1ea9ddce67ba),
+                ^(in_tdata & 320'hbf6e8c355b971651cb9f5eed590ee25be10353f310e72c3f1bf79491617445acd895b8a0dd4eed73),
+                ^(in_tdata & 320'h5fb74618adcbab20e5cf2f76ac85712dd081abf98853961d8dfbca48b0ba22d66c4adcd04ea776b9),
+                ^(in_tdata & 320'hafdba30c56e5d59070e717bb5e42b896e848d5fcc409cb0cc67dc52c5a5d114b36276ee82753b95c),
+                ^(in_tdata & 320'h468dce8e2badf300af97ac872cf9ecaa03e173eb12ca1c69fc886728786ebc497c0931d2d1196589),
+                ^(in_tdata & 320'ha366ef4515d6d98057cb56439e7ef6d521f8b9f509650e36fec4139c3e37de24b60698696884b0c4),
+                ^(in_tdata & 320'h51b37fa28a6b6cc829e52b01c73d7b6a90fc5efa8492871b7f6209c61f1bef125b034cb4b44a5862),
+                ^(in_tdata & 320'h28f9bfd34535b66c16f295a0e39cbdb5487e2f7d4269438dbfb124eb0d8df7a92583a65a5a252c31),
+                ^(in_tdata & 320'h945cd7eba21adb3e09794af079cc5edaa43715be2114a9c4df58b27d84c6fbd492c1d32d0d129618),
+                ^(in_tdata & 320'hca0e6bf5d10d6d9704bc25783ce62fed721b8adf10aa5ce06f2c793ec0637dca4162e916a6894b0c),
+                ^(in_tdata & 320'he50735fae88696cb825e92bc167117f6b905c56f08752e7037963c976231bec528b1748b7344a786),
+                ^(in_tdata & 320'h342e54715f6e98656cb865f927c367515f6b935c96d08353e7437963cb76e30be0518b9748bb344a),
+                ^(in_tdata & 320'h1a372a38afb74c32b65cb2dc93e3b3a88fb5cbae4b6841abf3219cb1e5bbf1a5f028c54b84559a25),
+                ^(in_tdata & 320'h8d1b9d1c575ba6115b2e594e49f3d95447d2e7d7259428d7f910ce50f0dd78d2f81662a5e222cf12),
+                ^(in_tdata & 320'h26c880651a6e68e57f7486ad9e0af22b039cfbd9a89f672171b7c84a51c6bfa2139479ddb18beca4),
+                ^(in_tdata & 320'h136440328d373472bdbac356c705799581ce7dec544fbb92b85bc42528e3dff109c83c6ef8c5f452),
+                ^(in_tdata & 320'h09922819469bba315edd61ab6b80bc4ae0e73ef6aa07d5cb5c2dc21a96716fd884e61e377c62f829),
+                ^(in_tdata & 320'h04c9140ca3cdfd18ad6e30d5b5c25e2570739d7bd503e2e7ae96e10d4b3837ec42730f1b9e397c14),
+                ^(in_tdata & 320'h82648a0651e6fe8456b7984ad2e32f92b839ccbd6aa1f173d74b5086a79c1bd62939878def14bc0a),
+                ^(in_tdata & 320'h41324d0328737f4a2b5bcc05697197c97c1ce45eb550f8bbeb25a84353ce0dcb1c9ec3c6f7825e05),
+                ^(in_tdata & 320'h2099268394399fad15ad6602bcbacbe4be06722fda887c5df512d421abe786e58e4f61637bc92f02),
+                ^(in_tdata & 320'h36841324d072873bf7a235acc05797595c97c2ce45fb590f8bbe82528635fcd0dcb3c9ec0c6f7925),
+                ^(in_tdata & 320'h9b62019068b96395f9d11af6682bcbac8e43e367a2fdac85c5df6129431afe486e59e476063fbe92),
+                ^(in_tdata & 320'h4d9100ca34dc91cafee80d5b3c15e5564729f3b3517ede42e26f9094a38d7f04372cf2bb2317dd49),
+                ^(in_tdata & 320'h176ac3ccda20b24a04a39bb4757ee81aecc0ae5ccbc9583b9ff6545f6a43c5feb4b610a94e3bf843),
+                ^(in_tdata & 320'h0bb569e66d10592d0251cdfa32bf740d7660572e65e4ac1dcf7b2a2fb721e2df525908d4a71dfe21),
+                ^(in_tdata & 320'h85dab4f136880c968328e6fd115dba869b382b97b2f25e0ce7bd9517db90716fa12e846a7386ff10),
+                ^(in_tdata & 320'hc2cd5a789b4406434394737e88aeddc36d9c17cb59792f06735eea83edc8b8b7d095423539c37d88),
+                ^(in_tdata & 320'h6166ad3c4d220321a1ca39bf44556e6196ce09e5ac9c9f83392f7541f6e45c5be848a11abce1bec4),
+                ^(in_tdata & 320'hb0b3569c26910198d2e51cdfaa2ab730eb6706f2564e47c19c179aa0f972ae2df426508d7e70dd62),
+                ^(in_tdata & 320'h5879ab4c134880c46b728e6fdd175b9855bb81792b0723e2ce8bed587cb9d716f21128c6bf386cb1),
+                ^(in_tdata & 320'hbb561e6ad304d220311adca39bf745d6e6156ee05e4ac1c8f8b3a2fb561f2e75c5bc844a31afce1b),
+                ^(in_tdata & 320'h5dab0f37698249181a8d6e51c5fba26b7302b5702f2560e67cd9d17da90f173ae2dc42a538dfe50d),
+                ^(in_tdata & 320'h2ed58799b44124840d463728eafdd135998158b89792b0733eece8bed4878bbd796c21529c67f086),
+                ^(in_tdata & 320'hdc67f30b6885f563cdb48252206468e539be8d5f745ad986b6e0bcbb2e4a83b3ed9e2f6a87d721c5),
+                ^(in_tdata & 320'hee13f187b4c2dab9e4da4109103234729cdf44afba0d6cc15b705e559725c1f9fecd17b543eb92e2),
+                ^(in_tdata & 320'hf709f8c1da614d54f26d20a488191ab94e6fa057dd06b660adb82f2acb92e0dcff668bdaa1f5c971),
+                ^(in_tdata & 320'hfb84f462edb0a6aa79361072440e8ddc873fd22b6e835b30565c179565c9f04e77b145ed50f2e6b8),
+                ^(in_tdata & 320'hfdc27a317658735d3c9b88192a05466e6397e915b761ad982b2e0bc2b0e4f8273bdaa2f68871735c),
+                ^(in_tdata & 320'hfee13d18bbac39a69c4d440c9d00a33711cbf68a5bb0d6cc159725e958727c3395ed51fb6438bbae),
+                ^(in_tdata & 320'h7f70968c5d563cdb4c2622064682519ba8e5fb45add86b660acbb2f4ac393e19c2f6a87db21c5fd7),
+                ^(in_tdata & 320'he3ffb84f462eeb0e69a7135103274028cdc472fda296ec35b30565c97a561c9f0ce57b547ed90e2e),
+                ^(in_tdata & 320'h71dfdc25a317558f36d309888191a09466ea397ed16b761ad982b2ecbd2b0e4f8670bdaa1f6c8717),
+                ^(in_tdata & 320'hb8cfe612d10baac79b6904e440c8d0ca337d1ebfe8b5b30d6cc179765c950727cb385ed50fbe438b),
+                ^(in_tdata & 320'h513621dbc071ffb09d1876b0bd59e6b4c4d8832481a34e5337a3afd455ba1af30adb05cba5e2b1c9),
+                ^(in_tdata & 320'h289b10ede0b8dfd84e8cbb5856acf3da4264419240d1a72b9bd1d7ea2add0d59856f82e5f2f958e4),
+                ^(in_tdata & 320'h146d8074f0dc4fec27465dac2356796d013220c9a068db95cde8ebfd156e86acc2b5c1f2d974ac72),
+                ^(in_tdata & 320'h8a36c03878ee27f611a32ed619a93c36a0991064d0146dc8e6f455fe8ab7c376615ae0796cb25439),
+                ^(in_tdata & 320'hc53b681e3cf713f30ad1176b0cd69e9b50448832680a36e473fa0af7475b619b30ad70bc9659281c),
+                ^(in_tdata & 320'h629dbc0f1efb89f187680b958e6b4f4d882244193425137239fd057ba1ad30ed9054b85e6b2c960e),
+                ^(in_tdata & 320'hb14ede078ffdc4f8c3b485eacf35a726c419200c1a3289b91c7ea2bdd0d69856c82a5c2f159e4b07),
+                ^(in_tdata & 320'h89b14eda078f3dc4fcc2b445dac335a7a6d411220c9a028db91cfe82bdd1d6d866cc2b5c2f25964a),
+                ^(in_tdata & 320'h44d8a76f03c7bee27c61da02e5639ad3d3620891064d0944dc8e7f415ee86b4c3b64152e179acb25),
+                ^(in_tdata & 320'ha26c53b781e3ff713e30ed217ab3cd69c9b1064803068ca26e471fa8af7435a615b20a970bc56792),
+                ^(in_tdata & 320'hef89e348834c944b15db81c78dc5fd09e30da05d584d53ced326c8248864a051ae526e8e7e857f45),
+                ^(in_tdata & 320'hf7e4f1a641264a2d88edc0e3cee0fe84d18ed02eac26a9e7691344124432d028d72b37473f42bfa2),
+                ^(in_tdata & 320'h7bd270d320130516c476e071ef727fc268c76a17563354f1b409a209201968146b979ba39fa15dd1),
+                ^(in_tdata & 320'h3de930699089a28b603bf038ffb93f61346bb70bab39aa78da04d10c900c340a3dc9cdd1efd8aee8),
+                ^(in_tdata & 320'h9ef49834c844f14db01d781c7fdc9f309a35d985d5bcdd3e6d8248864a061a2516e4e6e8d7e45774),
+                ^(in_tdata & 320'h4f5a441a64a258aed80e3c2e3fec4f186d12eec26ade669d3641244325038d32837073f46bfa29ba),
+                ^(in_tdata & 320'h278d220d32512c576e071e3717f4278c36817561354f3b4c9b209221928146b949ba39fa15fd16dd),
+                ^(in_tdata & 320'h7c4f7a4c1a642268a2d80efc0e3fee4fd84d1aedc2eace6a9e3681344324030d028f7273747bf62b),
+                ^(in_tdata & 320'hbe27bd260d32113c536c075e071ff727cc268d7661756f374f9b6092219281868945b939ba35f915),
+                ^(in_tdata & 320'hdf13d691069928962bb6038f0b8ffb13c61b44bbb09ab799a74d904910c940e34ca0dc1cfd1afe8a),
+                ^(in_tdata & 320'h02d40429682afc5ef93dd241ac80995118adb03be063cdc7fb27d84a33b4176c2d5b9a4f36926d04),
+                ^(in_tdata & 320'h014a0a16b4157e2f7c9e6920d6404c28ac5ed81df031eee1fd13cc2d19da0b9616afcda79b413482),
+                ^(in_tdata & 320'h80850d095a8a9f17be4f34906322261476276c0e7838ff70fe09c6168eed85eb0355e6d3cda09841),
+                ^(in_tdata & 320'h40428686adc56f83dd271a483991138a1b13b6073c1c7fba7f84e30b4576c2d589a8f369e6d04e20),
+                ^(in_tdata & 320'ha0214b4156e2b7c9ee930d2414ca89c52d81db031e2e3fdd3fc2518da0bb616accd679b4d3682510),
+                ^(in_tdata & 320'h5010a5a0abf17be4f74906b202654462b6c0ef818f371fec9f6128ced05db0b56e693cda49b41088),
+                ^(in_tdata & 320'h28285ad055f8bdf279a483590130a2b17b6077c0c7bb87f44f30b467682e585abf369e6d04d20a44),
+                ^(in_tdata & 320'h16e021434256a2a7c5ef93cd2418c889851d89db039e0e3fdc3f827185a3bb617ac0d579b4f36826),
+                ^(in_tdata & 320'h0b5010a1a1ab715be0f749c6920e6444e286c4ed81cf071fee9fe138c2d15db0b5626a3cda79b413),
+                ^(in_tdata & 320'h05a80852d055b8adf27ba4c3490532a2714b6076c0c78b8ff74ff09463682ed85ab3359e6d34da09),
+                ^(in_tdata & 320'h7ed1fc44f1f3dbcb6c2d808a042ad0ab62af8bbe9ed2734a0dc813244c51b176c1da077831edc7f7),
+                ^(in_tdata & 320'h3f48fe227879ede5b41640450a156855b157c7df4f6931a50664099a2628d8bb60ef033c38fee3fb),
+                ^(in_tdata & 320'h1f847f133cbcf6f2d80ba0028d0ab42af8abe1ef27b490d0833204c513146c5db077811e1c7f71fd),
+                ^(in_tdata & 320'h8fe2378b9ede5b716c05502146855a157c5df0f793da406a41992262898ab60ed03bc08f2e3fb8fe),
+                ^(in_tdata & 320'h47f113c7cf6f2db0b6022810ab42ad8abe2efa7b49cd2837204c913146c5db07681de0c7b71fde7f),
+                ^(in_tdata & 320'h23f889e1e7b796d05901142855a156c55f1f7d3da4c6941990266898a362ed83bc0cf0e3fb8fed3f),
+                ^(in_tdata & 320'h11fc4cf2f3dbcb602e800a342ad0abe2af87bc9ed243420cc813144c51b176c1de047871fdc7f49f),
+                ^(in_tdata & 320'hf60fd23f889e1e7b796d05901142855a156c55f1f7d3da4c6941990266898a362ed83bc0cf0e3fb8),
+                ^(in_tdata & 320'hfb07e11fc4cf2f3dbcb602e800a342ad0abe2af87bc9ed243420cc813144c51b176c1de047871fdc),
+                ^(in_tdata & 320'hfda3f88de2e7b796dc5b01540851a156855f177c3de4f6901a90664898a262ad83b40ef023cb8fee),
+                ^(in_tdata & 320'h9b0cd865436a2b575a3ab1fd87ee3f11f883c79ebcedeb6c5b02d0128214d0968ab455e29f1ef8f7),
+                ^(in_tdata & 320'hcd866432a1b535a3af1dd8fec3f51f88fc49e3cfde76f5b42d016801410a686b455a2af16f8f7e7b),
+                ^(in_tdata & 320'h66c33a1b505abad1d58eec7f61f88fc45e2cf1e76f1b72d816809400a285b415a2af15f8b7c7bd3d),
+                ^(in_tdata & 320'h3361950da8ad5d68eac7f61fb8fc47e20f1e7af3b7adb16c0b404a0853425a2ad1578a7c7be3dc9e),
+                ^(in_tdata & 320'h1990ca86d4d68ebc7763fb0fd47e23f1278f3f79dbd6d0b405a0050429a1ad1568abc5be3df9ee4f),
+                ^(in_tdata & 320'h0ce86d416aeb47563bb1fd87e23f1178b3c79dbc6dcb605a0250028a16d0568abc57e2df1ef4f527),
+                ^(in_tdata & 320'h865436a2b575a3ab1fd87ee3f11f883c79ebcedeb6c5b02d0128214d0968ab455e29f1ef8f727a93),
+                ^(in_tdata & 320'hd826c3361950da8ad5d68eac7f61fb8fc47e20f1e7af3b7adb16c0b404a0853425a2ad1578a7c7be),
+                ^(in_tdata & 320'h6c3361990ca86d4d68ebc7763fb0fd47e23f1278f3f79dbd6d0b405a0050429a1ad1568abc5be3df),
+                ^(in_tdata & 320'h3619b0ce86d416aeb47563bb1fd87e23f1178b3c79dbc6dcb605a0250028a16d0568abc57e2df1ef),
+                ^(in_tdata & 320'hae9aedaeda6d86d06c068058018018c1ac16c26c66c6686686a85a85ab5a75875c76c7ec7ec7ec7e),
+                ^(in_tdata & 320'hd76d76d76d36c3603403c00c00c20c60f60363363343343143d42d4ad7ad3ae3a63b63f63f63f63f),
+                ^(in_tdata & 320'h6bb6bb69b61b41b01a016006006306b05b09b19b19a19a1aa16a16ad69d61d71db1fb1fb1fb1f91f),
+                ^(in_tdata & 320'hb5db5db4db0d80d00f003003083183d80d8cd8cd0cd0c50f50b52b5eb4eb8e98ed8fd8fd8fd8fc8f),
+                ^(in_tdata & 320'hdaeda6d86d06c068058018018c1ac16c26c66c6686686a85a85ab5a75875c76c7ec7ec7ec7e47c47),
+                ^(in_tdata & 320'h6d76d36c3603403c00c00c20c60f60363363343343143d42d4ad7ad3ae3a63b63f63f63f63f23e23),
+                ^(in_tdata & 320'hb69b61b41b01a016006006306b05b09b19b19a19a1aa16a16ad69d61d71db1fb1fb1fb1f91f11f11),
+                ^(in_tdata & 320'h75d75d76d76d76d36c3603403c00c00c20c60f60363363343343143d42d4ad7ad3ae3a63b63f63f6),
+                ^(in_tdata & 320'hbaeba6bb6bb69b61b41b01a016006006306b05b09b19b19a19a1aa16a16ad69d61d71db1fb1fb1fb),
+                ^(in_tdata & 320'h5d75db5db5db4db0d80d00f003003083183d80d8cd8cd0cd0c50f50b52b5eb4eb8e98ed8fd8fd8fd),
+                ^(in_tdata & 320'hb25642c8590b21642c8590921a4148a91522a4540aa15c2b85f09e1bc178af35eebdd7bad75aeb5d),
+                ^(in_tdata & 320'h590b21642c8590b2164248690522a4548a91502a8570ae17c2786f05e2bcd7baf75eeb5d6bad75ae),
+                ^(in_tdata & 320'h2c8590b21642c8590921a4148a91522a4540aa15c2b85f09e1bc178af35eebdd7bad75aeb5d6bad7),
+                ^(in_tdata & 320'h1642c8590b2164248690522a4548a91502a8570ae17c2786f05e2bcd7baf75eeb5d6bad75aeb5f6b),
+                ^(in_tdata & 320'h0b21642c8590921a4148a91522a4540aa15c2b85f09e1bc178af35eebdd7bad75aeb5d6bad7dadb5),
+                ^(in_tdata & 320'h8590b2164248690522a4548a91502a8570ae17c2786f05e2bcd7baf75eeb5d6bad75aeb5f6b6d6da),
+                ^(in_tdata & 320'h42c8590921a4148a91522a4540aa15c2b85f09e1bc178af35eebdd7bad75aeb5d6bad7dadb5b6b6d),
+                ^(in_tdata & 320'h9332664ec9590b21642c8590b2164248690522a4548a91502a8570ae17c2786f05e2bcd7baf75eeb),
+                ^(in_tdata & 320'hc9993b25642c8590b21642c8590921a4148a91522a4540aa15c2b85f09e1bc178af35eebdd7bad75),
+                ^(in_tdata & 320'h64ec9590b21642c8590b2164248690522a4548a91502a8570ae17c2786f05e2bcd7baf75eeb5d6ba),
+                ^(in_tdata & 320'h80200802008020080200802008020080200802008020080200802008020080200802008020080200),
+                ^(in_tdata & 320'h40100401004010040100401004010040100401004010040100401004010040100401004010040100),
+                ^(in_tdata & 320'h20080200802008020080200802008020080200802008020080200802008020080200802008020080),
+                ^(in_tdata & 320'h10040100401004010040100401004010040100401004010040100401004010040100401004010040),
+                ^(in_tdata & 320'h08020080200802008020080200802008020080200802008020080200802008020080200802008020),
+                ^(in_tdata & 320'h04010040100401004010040100401004010040100401004010040100401004010040100401004010),
+                ^(in_tdata & 320'h02008020080200802008020080200802008020080200802008020080200802008020080200802008),
+                ^(in_tdata & 320'h01004010040100401004010040100401004010040100401004010040100401004010040100401004),
+                ^(in_tdata & 320'h00802008020080200802008020080200802008020080200802008020080200802008020080200802),
+                ^(in_tdata & 320'h00401004010040100401004010040100401004010040100401004010040100401004010040100401)
+            });
+        // rem_full at the generator's roots is the state there times x^32 plus s1_part there
+        p_step_ref: assert ({
+            ^(rem_full & 300'h80193baf60ec56de2a64783464f0328e4d6cbbc16abaea9710dd949d2c94743339169fcfccb),
+            ^(rem_full & 300'h402c95d5b0f60b6f15323c1a3a78194706be5fe0b57d7d49886eca46944a3a399c894f67c65),
+            ^(rem_full & 300'h20164ae8d8fb05bf88991e2d1d3c0ca3835f2df0dabeb6a6c437452b4a259d1cc644a733e32),
+            ^(rem_full & 300'h100b2d766cfd82d7c44c8f36869e06d1e1a794f8ed5f5351621b8295a7124eae6b225319d19),
+            ^(rem_full & 300'h080596bb367ec16be226c7bb4b4d03e8f0dbca7cf6afa1a8b18dc142d189a7573d93298cc8c),
+            ^(rem_full & 300'h0402cb5d9b3f40bdf113e3ddada681f45865e73efb77d8d658c6c0a168c453ab96c994c6646),
+            ^(rem_full & 300'h02216daccd1f805efa8971eed6d340fa0c32f39f7d9bec6b2c636058b462a9d5c364ca63123),
+            ^(rem_full & 300'h01098d7b0663b6f15720c0e3079992736b75c20e545714a086ec24b974a5a0d9d8a4fa7e65a),
+            ^(rem_full & 300'h00a4cebd83b1db78a990e05183ccc939b5b2e307aa2b8a5043761254ba52d04ce4527d3f32d),
+            ^(rem_full & 300'h0072675ec1d8edbc54c8f028c9e4641cdad97383d535c52a21bb292a5d29e82672293e9f996),
+            ^(rem_full & 300'h80326ebf06c75bcab60d1d827d5a20e5115ad8acd9c874b67139463c0a2d3129db999153f3f),
+            ^(rem_full & 300'h4019375d8363ade559060ee136ad1072a8a56e56ece4325b389ca31605161894e5cec829d9f),
+            ^(rem_full & 300'h202c9baec1b1f6f2ac830770935488b97452b52bf672112f9c4e718b008b0c6a7ae76494ccf),
+            ^(rem_full & 300'h101645d760d8db715641039849aa44dcba2158957b390097ce2738c5804586353571b2ca467),
+            ^(rem_full & 300'h080b2ae9b0ec6db8ab2081cc2cd5226e5d10ae4abd9c884be793bc62c222c33a9ab8d965233),
+            ^(rem_full & 300'h04059d74d8f616dc5590c0c61e6891372e8057255eee4427f3c9de316111e19d4d5c6c32b19),
+            ^(rem_full & 300'h0202c6ba6cfb0b6e28c8e0630f36489bb7482b922f572213f9e4ef18b28870ceaeae369958c),
+            ^(rem_full & 300'h011305e0303ade75a069ed93fac10428caf6cd65ce43e5bf8dcb31b05169894e8ccc8a9f5f9),
+            ^(rem_full & 300'h00898af0181d6f3ad03476c9f5608294457b66b26721f2ddc6e598d028b4c4a74e66454f8fc),
+            ^(rem_full & 300'h0064cd7a0c8eb795681a3b44fab041ca22b5b159b390f96ce372cc68145a6253a73322a7e7e),
+            ^(rem_full & 300'h8024caf03075b9ed0a93b17ee174daa07471ae5c83945c5e10bfbc9bc45888a18a9d736469f),
+            ^(rem_full & 300'h40326d78183afcf68749d8bf70ba6dd03a30d72ec1ea2e2d08dfde4de22c4470cd4eb9b214f),
+            ^(rem_full & 300'h20193ebe0c1d5e7b41a46c7fb85d36683d186b97e0d51716846fcf2ef316a2386ea55cd90a7),
+            ^(rem_full & 300'h102c975f068eaf35a0d2b61fdc2c9b343e8c37cbf06a8b894237c79f798bd11c3752ae6ca53),
+            ^(rem_full & 300'h08164bad83c7779ad069db0fe6144d1a3f4619e5f83545c4a11bc3cfbcc568ae13ab5736729),
+            ^(rem_full & 300'h040b25d6c1639bc56834eda7fb08268d1fa30ef27c1aaae2500de1e7de62347709d7ab1b194),
+            ^(rem_full & 300'h02059aeb60b1edeab41a76d3f5841346afd985793e2d5d712886f0fbed319a1b8ce9d58d8ca),
+            ^(rem_full & 300'h0126078580ad4f18509e8a371bb6d303239d6ee01ca2f2e484fce4ee32c0458c44eb99228fa),
+            ^(rem_full & 300'h00930bc0c0d6a7842a4fc53b85db698191c6b5700e51717042fe727f196022c62a75cc9167d),
+            ^(rem_full & 300'h004985e060eb73ca152762bdc2edb440e8e358b80728b8b8217f39378cb01143153ae6c893e),
+            ^(rem_full & 300'h80098bc1805abc4281ef44c78a33cd48ae5456d9b2dcff6bd7a521b87bef62e88c32a7b9a45),
+            ^(rem_full & 300'h4024c5e0c0ad5e2140f7a263cd19e624772a296c594e7fb7eb5290dc3df731744e1b535cf22),
+            ^(rem_full & 300'h20326af060d68f10a27b5131e68cf3921b9d16b6aca737d9f5a948661efb989a270fa9ae591),
+            ^(rem_full & 300'h10193d7830eb6788513d28b8fb4679c90dce895b567393eefad4843b0d7d4c4d1b85d4572c8),
+            ^(rem_full & 300'h082c9ebc1875b3c4289e145c7da13c64a6e744ad2b19c1f77d6a621d84bea6268dc0eaabb64),
+            ^(rem_full & 300'h0416475e0c3af9ea164f8a2e3ed29e32737ba05695ace0f9be35310ec25fd33346e275d5db2),
+            ^(rem_full & 300'h020b2baf061d7cfd0927c537176b4f1939bdd02b4af6787edf1a9887612fe999ab733aeacd9),
+            ^(rem_full & 300'h010c1e1403d42234077c267c01866a443282becc97a7cb56b8284df3cb78160451893acce29),
+            ^(rem_full & 300'h00a60f0a016a311a03be131e08c3352239415f66cbf3edab5c9406f1e7bc8b2220c69de6514),
+            ^(rem_full & 300'h0053078700b5388503df898f04639a911ca8adb365f9fed7ae4a0370f3dec59118614e7308a),
+            ^(rem_full & 300'h80130f0803a848f02fc5c803b27ec226f40a3b5be0b25f650fb7cd4886c3becc5a2218a7733),
+            ^(rem_full & 300'h4009878601d4047017e26401d13d61135a0d1dad707927b0875bc6ac43615f662d130c53b99),
+            ^(rem_full & 300'h2024cbc3006a223809f13200e09eb0098d0e8cd6b81c9bda432de35623b02f93168b86a9dcc),
+            ^(rem_full & 300'h103265e180b5311406f89920784d5804c68f446b5c0e45ef2196f1ab11d897e98345c3d4ee6),
+            ^(rem_full & 300'h08193af0c05ab88a037c4cb03c26ac82634fa0352e0722f7904b78d58aec4bf4c9a2e1ea573),
+            ^(rem_full & 300'h042c9d7860ad7c4503be26781613564111afd21a97039179c8259c62c77625fa6cd370752b9),
+            ^(rem_full & 300'h02164ebc30d69e2283df133c0309ab20a8d7eb0dcb81c8bee412ce3961bb92dd3669b83a95c),
+            ^(rem_full & 300'h011828541b4307e16e2a419db3fa1736a061cedd0552bb387dbeaa54361ef7a2c114c43a19d),
+            ^(rem_full & 300'h008c1c280da1a3f0b71520ced9ff0b9b5038e56e82895d9c3edf75221b0ffbf16888629d0ce),
+            ^(rem_full & 300'h00660e140650d1f05b8a904764fd854da81472b7c164aece1f6f9a910d877dd8b444314ea67),
+            ^(rem_full & 300'h80260c281b865fbb6ead34ac5dc7683cd22e515f987cb83a2f7212dc6988d86fb62e22311d0),
+            ^(rem_full & 300'h40130e140d430fd5b5561a762ee3b49e491728afcc1e5c1d17b9096e36c4ec17d31511188e8),
+            ^(rem_full & 300'h20098f0806a187e2d8ab0d1b1f71da4f248b9457662f2e0e8b5c84b71962760be98a880c674),
+            ^(rem_full & 300'h1024c7840350e3f16c5506ad8fbaeda7b24dca2bb3179f05452e42538cb1bb25f4c7448613a),
+            ^(rem_full & 300'h08326bc201a851f0b62a8376cfdd76d3d926e515d98bcf82a2172129c658dd92fa61a2c329d),
+            ^(rem_full & 300'h041935e300d408f05b1541bb6fecbb69cc93728a6ce5e7c1518b909ce32c6ec97d30d1e194e),
+            ^(rem_full & 300'h022c9af1806a04702f8a20ddb7f45db4c649bb45b672f3e2a8c5c84e73963764be9a6870ea7),
+            ^(rem_full & 300'h01304150db337d8b7968a4e28e3f46e691028efdc365c1c97b90d6f35043c3fde1611689683),
+            ^(rem_full & 300'h009820a86d19becdbeb4d271471da3f34889457e61b2e0e4bdc84b71aa2161fef8b08bc4b41),
+            ^(rem_full & 300'h004c1854360cff66dd5a6918ab8ed179a44ca2bf30f970705ee425b8d710b0df7c5845627a0),
+            ^(rem_full & 300'h800c10a8db66f63bce859ee26e061358536819cd7456ccbdf0a88b912f8d622c3fbc588b494),
+            ^(rem_full & 300'h402608546d337b1de7424f513f0309ac09b40ce6ba2b665cf85445c095c6b13617de2c4584a),
+            ^(rem_full & 300'h20130c283619bd86f1a127a89781845604da0473dd15bb2e7caa22e848e358bb0bef1622e25),
+            ^(rem_full & 300'h10098e141b0cfecb7ad093d443c0c2ab026d02396e8ad5973ed5317426712c5d85f58b11712),
+            ^(rem_full & 300'h0824cf080d867f6dbd6849ca21e061d58136811cb7456acb9f6ab8b21338962ec2f8c588989),
+            ^(rem_full & 300'h0432678406431fb6deb4a4c518f2306ae093428e5b82b565cfb55c510b9ccb37697e62444c4),
+            ^(rem_full & 300'h02193bc003a18fdb6d5ad2628c7918355041a347adc152b0e7daae2087cee59bb4bd31a2062),
+            ^(rem_full & 300'h0120854ada3631de7828f7d320389fc2db40ca6ea2b665e78345dc896c6a10e1ede2c05a4a5),
+            ^(rem_full & 300'h00b042a76d9b18ef3e147bc9981c4f614da06737d15b32f3c1a2ee44b6358870fef1602d252),
+            ^(rem_full & 300'h00582151b6cdac779d0a3dc4cc0c27b0a6d0339be8ad997be05157225b1ac4187f78b016929),
+            ^(rem_full & 300'h801822a6da6c0753c680f8883db3dcda3cd8811ae8eb70aeb2cfaa81704bc6a2187af1c0b4b),
+            ^(rem_full & 300'h400c11536d3623a9e1407c641edbeeed1e64428df475b05559e7f548b825e3710c3f78605a5),
+            ^(rem_full & 300'h202600a9b69b31dcf0a0be32076ff7768f322146fa1ad828ac73daac5e127198861fbcb02d2),
+            ^(rem_full & 300'h10130854dbcd98ee7850df1903b7fbbb679910a3fd0d6c165639ed5e2d0938ec4b0fde58169),
+            ^(rem_full & 300'h08098c286d66ec7f3c28ef8c81d9fd5d93c48a517e86be092b9cf6a714849c562d87ef2c0b4),
+            ^(rem_full & 300'h0424ce14363376379e14f7e640ecfe2ee9e24728bf43570495ce7b5b8842ce0b1ec1f71605a),
+            ^(rem_full & 300'h02326f081b19bb1bcd0a7bd320767f1774f923945fa1ab824a673da5c421e7258762fb8b22d),
+            ^(rem_full & 300'h01011522d760fade2005c541ad8ae3d1a6a410d0471ba56d977c145b925b3510d3cb8c0525d),
+            ^(rem_full & 300'h00a08a936bb05d6f1202e2a0d6c77168f3520868a3add2b6cb3e2a25c92d1a8861e7c60292e),
+            ^(rem_full & 300'h00704549b5d80eb78901f1506b63b8b479a10634d1d6e159659f1512e4968d4430f1e381697),
+            ^(rem_full & 300'h80304a92d7c1ab511c5bab693513c009f0bb4f24e52fd1af052b39faa0b94b4d486fc918d49),
+            ^(rem_full & 300'h4018254b6b60f5a88c2d55b49289e084d85da5927297e0d782959cfd505c2586a435e48c4a4),
+            ^(rem_full & 300'h200c12a5b5b07adc44162ada4144f0c26c26d0c9b96bf869c14ace76aa2e12e35218f2c6052),
+            ^(rem_full & 300'h10260152dad81d6e200b154d28a0786116136864dc95fc36e025673b57170971a10c79e3029),
+            ^(rem_full & 300'h081300ab6d6c0ebf10058a869c523c30ab09b4326e4af6197092b39dab8b84b8d8843cf1814),
+            ^(rem_full & 300'h04098855b63607578a02c543462b1e185584d8193705730cb8c959ced5c5425c6c421e78c0a),
+            ^(rem_full & 300'h0224cc28db9b23a3c501e281ab178f8c2ac26c0c9ba2b9865ce4acef6ae2210e36230fbc605),
+            ^(rem_full & 300'h01022486ba0c1a88fedb5a09e89a074fc5da792228fe8d6c2b594f8515c85bea537e4ec6e4b),
+            ^(rem_full & 300'h00811a435d062d447d6dad24f44f0327c2ed3c91947f46b415aca7ca8ae42df521bf2763525),
+            ^(rem_full & 300'h00608521ae8316a23cb656927a278113e1769e48ca1fa35a0a5673e5457296da90df9331a92),
+            ^(rem_full & 300'h80208a42ba182a17edbc42bbec836cdc68cd589b065b957e1ae08accfaa2722dfa52fe39776),
+            ^(rem_full & 300'h403045235d0c3503f6dea17df643b6ee3466ac4d030dc2bf0d70656e7d51b916f52b7f9c9bb),
+            ^(rem_full & 300'h20182a91ae061a81fb6fd09ef321dbf71a33542681a6e15d86b812b73ea85c8b7a95bf4e4dd),
+            ^(rem_full & 300'h100c154ad7832d48fdb7684f7990edfbad19a81340f378acc35c09539f542e65bd48df2706e),
+            ^(rem_full & 300'h082602a76bc196a47edbb427b4c876fdf68cd609a079b456612e24a9cdaa1712d6a46f93a37),
+            ^(rem_full & 300'h04130151b560eb523d6d5a13d2643bfefb4e6904d01cda2b3097325ce6d58b89635037c9f1b),
+            ^(rem_full & 300'h020980aadab075a11cb6ad09e1301d7f5daf3482680e6d1598cbb926736ac5c4b1aa1be4d8d),
+            ^(rem_full & 300'h01044215d7c010cf61e7141f141b62e3c61ac0da325cabf4d6055657c11790efa287f3cb3b0),
+            ^(rem_full & 300'h0082290aeb60286fb2f30a2f820db171e305626d192e55f86b82ab23e28bc877d943f9e59d8),
+            ^(rem_full & 300'h004114857530143fdb798537c906d8b8d18ab1360cb72afc35c15599f145e41be4a1fc72eec),
+            ^(rem_full & 300'h80011909d780433b1e7880855d268981cfe76b9a825039b8af86b05ac9f08bd0ff5e109c710),
+            ^(rem_full & 300'h40208486ebc0219d8f3c4062a69144c0e7fbb7cd41281cdc57c3782564f845c87fad08ce188),
+            ^(rem_full & 300'h20304a41756010cec79ea0315348a2e053f5d9e620b40e6e2b619c12b27ca2e437d684e72c4),
+            ^(rem_full & 300'h10182522ba30286f63cf5038a1a451f009f2ecf3105a07351530ee095b3e51721be942f3962),
+            ^(rem_full & 300'h080c1a935d18143fb1e7283c50d2287804f17679880d039a8a985704af9fa8b90df4a1f9cb1),
+            ^(rem_full & 300'h04260549ae0c2a1fdaf3143e206b143c0270b93c440681cf45cc0b8255cf545c86fa50fce58),
+            ^(rem_full & 300'h021302a6d7063507ef790a1f18358a1e21385e9e222348e7a26625c928e7aa2e4b7d28fe72c),
+            ^(rem_full & 300'h0108985abc0359b8ebc405aad93c4c0eff7b44d513419dc97e3582b65f835ec7dae084e3486),
+            ^(rem_full & 300'h0084442f5e018cdc75e202d5649e26077fbda26a0980c6e6bf1ac15b2fc12f43ed704271843),
+            ^(rem_full & 300'h00422217af00c66638f1014aba4d13039fded33504e063715f0d60a597e017a1feb82138e21),
+            ^(rem_full & 300'h8002242ebc06e6c75847b6f42ef883b147809c5d3cc82a066e57c6b0af2f83bd9f6b174b6a5),
+            ^(rem_full & 300'h400112175e037363ae235b5a1f7e41d8a3c84c2e9e441d03372bc3505597c1decfb78b25b52),
+            ^(rem_full & 300'h2020890baf0199b1d7112dad07bf206c71ec26174f2206839b15e1a82acbe0ef67d9c512da9),
+            ^(rem_full & 300'h10304485d700ccd8eb8816d683dd90b638f6130ba7910341cd8af0dc1565f057b3eee2094d4),
+            ^(rem_full & 300'h08182a42eb80466c77c40b6b49ecc8db1c730985d3c881a0e645586e0ab2f80bd1f5718486a),
+            ^(rem_full & 300'h040c152175c0033639e20595a4f664edae3186c269e448d073a28c3705597c05e0fab842635),
+            ^(rem_full & 300'h02260a92ba60219b1cf102ead2793276f718c161b4d2246a39d1661b80ac3e22f87f5c2131a),
+            ^(rem_full & 300'h01112165e136f60ad63fb7a147c41a8a3c04feede681303372bf75b56d791caceb54b95bd28),
+            ^(rem_full & 300'h008890b2f01b5b0d691fdbd0abe20dc51e027d76f3609819b95f9ad2b4bc0e767da85c2de94),
+            ^(rem_full & 300'h00444859780d8d8eb48f6de85df106628f013cbb7990440cdcafcd615a5e073b3ed62e96d4a),
+            ^(rem_full & 300'h800440b1e16d9836a3f6f3d012ae4f4cbb671d8485e79209036e6fdadd6cf2f2573d4521fae),
+            ^(rem_full & 300'h4002285af036ec1b51fb79e8015527265dbb8cc2c2d3c106813717ed6eb67979239ea290fd7),
+            ^(rem_full & 300'h2001142d781b7605a8fdbcd408aa93130eddc4616169e883409babf6b55bbc9c99cd51c87eb),
+            ^(rem_full & 300'h10208216bc0d9b0ad47ede4a0c574989876ee230b0b4f441a0cdd5f358ad5e4e4ce6a8e41f5),
+            ^(rem_full & 300'h0830490b5e06cd8d6a3f6f050e29a444c3bf7118585a7220d0e6caf1ac562f07267354722fa),
+            ^(rem_full & 300'h04182487af0366ceb51fb7828f14d2a241dfba8cac2d391068734570d42b97839b39aab937d),
+            ^(rem_full & 300'h020c1a41d701b367588fdbe14f88695100efdf465636948a3439a2b86815cbc1cd9ed55c9be),
+            ^(rem_full & 300'h012245930a6d41850fb19e00b56a7b641b18f0272efcd04c1972be86eb669712b9f22f0f971),
+            ^(rem_full & 300'h009122cb85b6a0ca87d8cf005ab53d322d8c7a13175e68240cb97f4b75b3cb895cf91787eb8),
+            ^(rem_full & 300'h00489167c2db706d43ece7a025589e9936ce3f090b8f341206dc9fa5bad9e5e4ae7e8b43f5c),
+            ^(rem_full & 300'h800892cb0adac608671dc46db42be2349131db7130a173ce0906794e8dd198782b2e0ed9daa),
+            ^(rem_full & 300'h40044167856d4304318ee216da15f11a6890efb81870b9e504031caf46e8cc1c159707eced5),
+            ^(rem_full & 300'h200220b3c2b6818a1ac7f10b6d0af80d144077dc8c1854f08281ae5fa374662e0acb83f676a),
+            ^(rem_full & 300'h10011859e1db60c50f637885b6877c068a203bee462c2a784140f72fd1bab3170567c17b3b5),
+            ^(rem_full & 300'h0820842ef06db06a87b13c42db43be8345181ff7a3161d3e20a05b97eaddd98b82b3e0bdbda),
+            ^(rem_full & 300'h043042157836d83d43d89e0165a3df41a28c0ffbd1ab069d10d00dcbf56e6ce5c959f05efed),
+            ^(rem_full & 300'h0218290abc1b6c16a3eccf00bad1ef20f14e05fd68d58b4c886826e5fab7b672e4acf82f5f6),
+            ^(rem_full & 300'h0104864c54d7700334eb23ede14315a4c99edb8f84cbbe684d324a34728ac341597872ce551),
+            ^(rem_full & 300'h00a24b242a6b9801987511f6f0a38ad244c76dc7c245df342619251a3b4561a0acbc39672a8),
+            ^(rem_full & 300'h0051259215b5cc00ce3a88db7853c5692263b6e36102e798130cb28d1fa230f0565c1cb3b54),
+            ^(rem_full & 300'h80112b2454ae8039b2b57ef9e02d68ef81a5103bdc5841779a26f24469cd57f5bb665c2b3c1),
+            ^(rem_full & 300'h400895902ad7601cdb5a3f7cf016b4f7e0d2881dee0c20bbcd13592a34e62bdad5b32e95be0),
+            ^(rem_full & 300'h200442ca156bb0066fad1f9e78095a7bd061440ef706185de6098c95187315cd6adb974adf0),
+            ^(rem_full & 300'h100221670ab5d80335d68fef3406ad3dc838a207fba30c2cf304c6428e398ac6b56fcb254f8),
+            ^(rem_full & 300'h080110b385dacc0198eb47f79a01569ee41c5303fdd1861679824329451c454352b5e592a7c),
+            ^(rem_full & 300'h0420885bc26d4600cc7523dbc500ab4f72062b81fee8cb093c41019ca28ea2a1a15af2c973e),
+            ^(rem_full & 300'h0230442de1b68308663a11ede2805527990b17c07f7465869e2080ce5347d170d0ad79e4b9f),
+            ^(rem_full & 300'h01090932a475c1bd81a8f60f116f427c4d2899dbe3c27bb4d5369223426ebf6ddb32e05960e),
+            ^(rem_full & 300'h00848c9952bac0d6c2d4fb2780b5a1be06944ced71e135da6a9b4911a3375f96ed9970acb07),
+            ^(rem_full & 300'h0062464ca95d4063616afdb3c05ad0df034a2476b8f092ef354da488d39bafeb76ccb856783),
+            ^(rem_full & 300'h80224c9aa4ebc6dc1a86c74476f280ab5ef835441d9c709ddad5ad388206e528e4546badb2e),
+            ^(rem_full & 300'h4011264d5275c3660d4363a23b7940558f7418a20eee384eed6af694410372b47a283556f97),
+            ^(rem_full & 300'h20089b24a9bac1bb06a1b1f11dbca02ae7b20c5107771c2576355b422281b97a3d161a2b7cb),
+            ^(rem_full & 300'h10044590545d40dd8350d8f886dc501553d9062803bb8610bb9a8da91340dcbd1e8b0d159e5),
+            ^(rem_full & 300'h080222c82aae8066c1a8ec7c4b6c288a89ec831481fdc3085dcd66d489a06e7e8745860aef2),
+            ^(rem_full & 300'h0401116615d7403362d4f61e25b614c564f6418ac0fee1842ee6936244d0373f4ba0c305579),
+            ^(rem_full & 300'h022080b30a6ba019b16afb0f12d90ae2927322c5e07f78c217f349b920689b9fadd261828bc),
+            ^(rem_full & 300'h011204c1215e36d0c0333ae3f79c055a37c1a626eda3c4fed1ac29e4103228c732bf5b6cd70),
+            ^(rem_full & 300'h0089026290af1b6062191d51fbce02ad3be0d11376f1e27f685634f208199463915dadb64b8),
+            ^(rem_full & 300'h0044893148d78db8310c8e88fde50156bdf06a893b78f13fb4ab1a71040cca11c8acd65b25c),
+            ^(rem_full & 300'h8004826121bc1b5603365abd8f11b7281567bc1a44fb61e0fea330bf353648b40b9747454d6),
+            ^(rem_full & 300'h40224932905e2da3019bad7ec78adb140ab3de0da25db8f27fd19857989b245a0dcba3a286b),
+            ^(rem_full & 300'h20112c9948af36d180cdd6bf63c56d0a0559ed06510edc793f68ec23cc4d920d06e7d1d1435),
+            ^(rem_full & 300'h1008964ea4d79b60c066eb5fb9e0b68522a4f48328876e3c9fb45619e426c9068373e8e8a1a),
+            ^(rem_full & 300'h08044b2552ebcdb06033758fdcf05b42b1527a411443b71c4fda2b04f01364a349bbf47470d),
+            ^(rem_full & 300'h04022590a975c6d832193ac7ee782da178a93f208a01db8c27ed158a7a093251acddfaba186),
+            ^(rem_full & 300'h020112c854bac36c190c1d63ff3c16d0bc549d90c500edc61376aacd3d041928de6efddd0c3),
+            ^(rem_full & 300'h012403050be15ae00db0d42c788dbc406b4df0d2265b1f03f71845d9a9b444206ca2392beb7),
+            ^(rem_full & 300'h0092098085f0ad7804d86a363c46dea015aef869132d8783fb8c02ecd4da22103e511c15f5b),
+            ^(rem_full & 300'h004904c2427876bc026cb53b1e236f502adf7c3489b6c3c1fd46217e6a6d9128172a8e8adad),
+            ^(rem_full & 300'h800909810bc2aba06f06865d67ecf1b6ca0ab7be34932b1607dc427da1613cc9b48a81e5239),
+            ^(rem_full & 300'h400484c085e175d03583430eb3f6785b45055bdf1a499d8b03ee213ed2b09e44d247407291c),
+            ^(rem_full & 300'h2022426242f09ae01ac1a18751fb3c2d8282adef0d04c6c781f7309769584f026921a0b968e),
+            ^(rem_full & 300'h1011293121786d700f6050e3a8ff9e16e14154f706a26b63c0fb984bb6aca7813c90d0dcb47),
+            ^(rem_full & 300'h08089c9a90bc36b805b0a871d47fcf0b50a8aa7b83513db1e0fdcc25db56d3e09648686e7a3),
+            ^(rem_full & 300'h0404464d485e1b5c00d8d418e23de705a85c553d41a89ed8f0fec612edab69d0432634373d1),
+            ^(rem_full & 300'h02022b26a4af2da6026c6a2c711ef302f42e289e20d4476c787f630174d5b4c821911a9bbe8),
+            ^(rem_full & 300'h01081c1059151d736c30336b5f6388b79015a1f1a4d908a03be3d3fd1b0be68da4400c28dcd),
+            ^(rem_full & 300'h00a406082c0aaeb1b41819b5afb3c4dbe80ad2f8d24c8c501d71c9f68d85f366d22206944e6),
+            ^(rem_full & 300'h0052030616855750da0c0cfadfd9e26dd4056b7c692646280eb8c4fb46c27993691103ca073),
+            ^(rem_full & 300'h80120608592a75eb6b006c1431d4fd3c5b7a0168f8a4f20e89db3c0f7213da2c2f34da88032),
+            ^(rem_full & 300'h400903042c153afdb580362a18e87e9e2db502b47c52790544ed9e0fbb09ed16179a6d44019),
+            ^(rem_full & 300'h20048982160a9d76d8c09b350c763fcf16d2815abe293c80a276cf0fdd8476ab03cd362200c),
+            ^(rem_full & 300'h102244c10b856eb36c60cd9a86391fe78b6142addf349640513b478fecc2bb5589e49b91206),
+            ^(rem_full & 300'h0811226085c29751b43066ed4b1c8ff3c5b0a156ef9a4322281da3c7f4615daac4f04d48903),
+            ^(rem_full & 300'h0408993242e16ba0d8183356ad8c4779c2d850abf7cd2993140ef1e3fa302ef56a782624681),
+            ^(rem_full & 300'h02044c9921f0b5d06e0c19ab5ec623bcc16428557bc694c98a0778f9fd18175abd3c1392340),
+            ^(rem_full & 300'h01102046c9522f0b5c0660e19eb7ece21bc01742c567b0684cd8a07b8c9fd1a179aad341192),
+            ^(rem_full & 300'h0088182164a9178dac03b050c75bf6f12de809a1e293d836266c703dc44f68f0bcd769208c9),
+            ^(rem_full & 300'h00640c10b254abc6d601d82863adfb78b6f406d0f149e41913b6381ee027b4585e69b410464),
+            ^(rem_full & 300'h80240822c9a43c2ae86d1826ca84757efc46f00b428abefb49c8144db381dc49fa305dd593c),
+            ^(rem_full & 300'h40120c1164521e1d74360c336d423a3f5e2b7805a1455f7da4640a2edbc0ee04fd182e6ae9e),
+            ^(rem_full & 300'h20090608b2a92f06b81b0619b6a31d1f8f1dbe02d0a2a7bcd23205176de0f702768e173574f),
+            ^(rem_full & 300'h100483045954978b5c0d830cdb518e8fe786dd01687153dc69992283b4f0fba13b470b9a9a7),
+            ^(rem_full & 300'h082249802c2a6bcdac06c18665aac747f3cb6e80b438a9ec344cb141d878fdf09da185cd6d3),
+            ^(rem_full & 300'h041124c2161535e6d40360c33ad76323f9e5b5405a3c54f41a2658a0ee3cfed84ed2c2e6b69),
+            ^(rem_full & 300'h020892610b0abafb6a01b0619d6bb111fcf2d8a0ad3e227a0d132c50771e7f4c276961f35b4),
+            ^(rem_full & 300'h012041124c2161575f6dc0360433adf622379c5b1415a7c64f41a26d880ee3cfe186edac1e6),
+            ^(rem_full & 300'h0090208b2690b0abadb6601b0a19d6fb311bcc2d0a2adbe12720d136c60771e7f8c176560f3),
+            ^(rem_full & 300'h0048104593487855d4db300d850cebfdb88de41685156df29390689b6303b8d3f460bbab279),
+            ^(rem_full & 300'h8008108a4c42c54af2d706c309b14375bd811f9eb6d01d0855efa9320e26b143b1e3ee09f46),
+            ^(rem_full & 300'h40240047262142ad7b6b03418cdaa13afec88fcf5b6806862af7f4990513d881d8f3f784da3),
+            ^(rem_full & 300'h201208219390a15ebdb501a0c66f501d7f6c45e72d940b43157bda4c82896c40ec7bfbc26d1),
+            ^(rem_full & 300'h10090c12c94870a75eda00f06335a88e9fbe22f316ca05a38a3dcd264144b6207e3dfd61368),
+            ^(rem_full & 300'h0804860964a4385baf6d8058319ad4c74fdf13790b450ad3c59ec69320a2db30371cfe30bb4),
+            ^(rem_full & 300'h04224304b2523c25d5b6c02c10cd6a6387e789bc0582856be24f43499051edb81b8e7f185da),
+            ^(rem_full & 300'h0211298059a91e1ae8db60360866b5b1e3f3c6de02e14ab5f12781a4ca2876fc0dc53f8c2ed),
+            ^(rem_full & 300'h0100844a60166a4786ba36d80d8219ad6c78fcf1b780b852ad7c49e069328a1dbf03714fe30),
+            ^(rem_full & 300'h00a04225300b152bc35d1b4c06c10cd6b6347e78dbc0542956be24f83499c50ed783b827d18),
+            ^(rem_full & 300'h0050211098858a95e1ae0d86036286eb7b123f3c6de02a14abdf1274184c628763c3dc13e8c),
+            ^(rem_full & 300'h80102226602ca90c2bafdac1b181b08656ac75fbc47cfb6e0242aadf8a7b34b2044ec51d9e0),
+            ^(rem_full & 300'h400811113016548e15d76d40d0c0d8432b5638fde21e75b501a15567c53d1a590a27620ecf0),
+            ^(rem_full & 300'h20240088980b2a4f0aebb68060626ca1b5ab1c7ef12f32da80d08abbe09e0d0c8511b107478),
+            ^(rem_full & 300'h101200464c8595278575db4038333650fadd8e3f78b7916d4068455df24f06a6428ad803a3c),
+            ^(rem_full & 300'h080908232642ca9bc2ba6da01c199ba85d6ec51f3c5bc0b4a0b422aef927835321476c81f1e),
+            ^(rem_full & 300'h04048c1193214545e35d36f0060ccdd40ebf608f9e2de058505a315f7e93418998a3b6c0f8f),
+            ^(rem_full & 300'h0222460ac99082aaf1ae1b580b04666a075fb047cf36f02c28ad38a7bf4920c4cc51dbe05c7),
+            ^(rem_full & 300'h010101230464c8515178d74dbc0183337503afd823e78b781614168c57dfa4d0626628edb03),
+            ^(rem_full & 300'h0080889182b26420aabc6b86d602c1199a81d7ec11f3cdbc0b0a2b4e29efd24831331476f81),
+            ^(rem_full & 300'h00604448c1591218575eb5c36303600ced48ebf688f9e6dc058515af14f7692418998a3b7c0),
+            ^(rem_full & 300'h8020489304c9a16a9385ebed71b700c1b36a1ab5c77f611e786f05ba0285ab7c57be9383664),
+            ^(rem_full & 300'h401024498264d0b54bc275f6b0d98060d9b50f5a639fb88f3cb782d5034255be23df4941932),
+            ^(rem_full & 300'h20081224c1b24852a5e1badb506cc0b04cda87adb1cfdc479edbc16281a12adf19eda420c99),
+            ^(rem_full & 300'h102401126059242152f05d6da03460d8066d41d6d8c7ee23cf6dc0b142d0156f84f4d29044c),
+            ^(rem_full & 300'h08120089302c9210a978aeb6d018306c0336a0ebec63ff11e7b6c050a1688ab7c27869c8226),
+            ^(rem_full & 300'h040900449816690856bcd75b600c1836219b5075f611f78af35b602852b4c57be93c3464113),
+            ^(rem_full & 300'h020488224c0b148c2b5e6b8db8060c9b10c5aa3afb08f3c7792d9014295ae2bdf49c1a32289),
+            ^(rem_full & 300'h01020480224c0b24842a5e2badb4060c1b00cda83afb18ffc479edb014285a22adf09e1a720),
+            ^(rem_full & 300'h008102401126059a4215af35d6d803060d8866d41d7d847de2bcd6d80a14ad315efa4f0d190),
+            ^(rem_full & 300'h00408122089302c5230ad79ae36e018326c4316a8ebec23cf1de4b64050a56b8af7d27068c8),
+            ^(rem_full & 300'h8000824022982c942ea4c2abcaeada06d80c1a6c865a875ac77ec473c6f3b6c0b28342ab78a),
+            ^(rem_full & 300'h40204120114c16421552e175ed776d034c060f36432d43af633f6239e3795b405141a155bc5),
+            ^(rem_full & 300'h2010289208260b2908a9f0baf6b9b601860b059ba196a1d7b11fb11cf1bc2da020a2d02afe2),
+            ^(rem_full & 300'h1008144b049305948454785d7b5cdb00c30d80cd50eb58ebd88ff88e7ade16d0185168155f1),
+            ^(rem_full & 300'h0824022582c982ca402abc2ebdac6d804186c066a875ac77ec47fc4f3f6f0b68042ab48aaf8),
+            ^(rem_full & 300'h04120110c164e16522155e1756d436c020c36033d43ad63bf623de279db705940a155ac577c),
+            ^(rem_full & 300'h0209008a60b250ba930aaf2bab681b603069b2196a1d6b1dfb11cf1bcedb02ca0d0aade2bbe),
+            ^(rem_full & 300'h0104020512c124c16521151e175ed736c030c36033543ad63af623fe239eb785b406145a055),
+            ^(rem_full & 300'h008209008960b260b2900aaf0baf6b1b601061b019aa1d6b1dfb11ff13cfdbc2da010aad22a),
+            ^(rem_full & 300'h00410480443059385948855785d5b50db00830d80cf50eb58efd88f789e76dc165028556b15),
+            ^(rem_full & 300'h800109011282130b2616a4054f0b5eae9b51b403181839b033a86b51d7637ec8ff139e6f16d),
+            ^(rem_full & 300'h4000848089c10985910b5202a787afd76da0da010c2c1cda19d435a8ebb13f44778bcfb78b6),
+            ^(rem_full & 300'h202042404460a4c2c885a9215bc1d76bb6d06f000636066d0c6a3adc77d81fa233c5e7dbc5b),
+            ^(rem_full & 300'h1010212022307261664254b0a5e2ebb5db603580831b033686b51d663bec8ff119e2f36dc2d),
+            ^(rem_full & 300'h0808189011981930b1212a785af175dacdb018c0c18d8199435a8ebb1ff647f88cf379b6c16),
+            ^(rem_full & 300'h0424044a084c2c985a90153c2d7aba6d46d00c6060e6c0cea1ad475d8dfb23fc4e79bc5b40b),
+            ^(rem_full & 300'h02120227042616442d480a9e1ebf5db683680430b073686750d6a3aec4fd11de2f3ede2d805),
+            ^(rem_full & 300'h010808109011182930b2216a4856f075daedb41bc0018d819b431a8eb71df607e88cf179f6f),
+            ^(rem_full & 300'h0084040848088c1c985990952c2978baed76d80d6020c6c0cda1ad47598efb23fc4678bcdb7),
+            ^(rem_full & 300'h00420206240466064c2c484a9e16bc5d76b36c06303063606650d6a3aec7fd91fe233cde6db),
+            ^(rem_full & 300'h800204089022608983262c90ba40a9c2af0ebebadadb606e01183066c19b866a15a9d6c77b1),
+            ^(rem_full & 300'h4001020448113044c1931648552054e157875f5d6d4db037000c183360cd43350ad4eb63bd8),
+            ^(rem_full & 300'h200089022408982262c90b242a902af0abcbadaeb686d01980062c19b066a19a8d6875b1fec),
+            ^(rem_full & 300'h1020448112044c1931648592154a157875e5d6d7db43600cc083360cd83350ed4eb63ad8ff6),
+            ^(rem_full & 300'h081022408982260c98b242e902a70abc3afaeb6b6d81b80460c19b066e19a856a75b1dec5fb),
+            ^(rem_full & 300'h0408112044c113064c5921548153855e1d7d75b536c0dc003060cd83350cd42b53ad8ef60fd),
+            ^(rem_full & 300'h022408902260898b242c90aa40abc2af2eb6bada1b40660018b066c19a866a35a1d6c7fb07e),
+            ^(rem_full & 300'h011000408112044c113064c5921548153855e1d7d75b536c0dc003060cd83350cd42b53ad8e),
+            ^(rem_full & 300'h00880022408902260898b242c90aa40abc2af2eb6bada1b40660018b066c19a866a35a1d6c7),
+            ^(rem_full & 300'h0044081120448113064c5921648552855e1d7975b5f6d0d8033020cd83360cd43b53ad8eb63),
+            ^(rem_full & 300'h80040020812411208b049824cb245942d21a9054c29e1af1d7aead7b68db06c0360030c1b60),
+            ^(rem_full & 300'h400208124012089045824c3265902c216905482ae16f0d7aebd776bdb46d036013001860db0),
+            ^(rem_full & 300'h200104092089044820c1261932ca16909482a615f0978ebd756b9b56d83601b001820cb04d8),
+            ^(rem_full & 300'h100082049044822c1260932c91650b486a41530a786bc75ebab5eda36c1b00d800c306d826c),
+            ^(rem_full & 300'h08204900482241160930c99640b085a41520ab85bc35ebaf5ddaf6d1b40d804c0061836c336),
+            ^(rem_full & 300'h0410248224112083049864cb285a42520a9857c25e3af5d5ae6d5b60d806c0060832c13619b),
+            ^(rem_full & 300'h020812411208b049824cb245942d21a9054c29e1af1d7aead7b68db06c0360030c1b609b0cd),
+            ^(rem_full & 300'h01200100082049044822c1260932c91650b486a41530a786bc75ebab5eda36c1b00d800c306),
+            ^(rem_full & 300'h0090008204900482241160930c99640b085a41520ab85bc35ebaf5ddaf6d1b40d804c006183),
+            ^(rem_full & 300'h004800410248224112083049864cb285a42520a9857c25e3af5d5ae6d5b60d806c0060832c1),
+            ^(rem_full & 300'h800800800840a4024224224228218298098c9ac92c82c42e42a42a42a42ac2bc2bc2bcebeeb),
+            ^(rem_full & 300'h4004004204205201211211011c10c14c24c64d6416616215215215215215e15e15e35e75d75),
+            ^(rem_full & 300'h2002002102900908908908a0860a6026326b24b20b10b90a90a90a90ab0af0af0af3afbaeba),
+            ^(rem_full & 300'h10010810814804844844047043053093193590598588548548548548578578578d79d75d75d),
+            ^(rem_full & 300'h0800840a4024224224228218298098c9ac92c82c42e42a42a42a42ac2bc2bc2bcebeebae9ae),
+            ^(rem_full & 300'h04204205201211211011c10c14c24c64d6416616215215215215215e15e15e35e75d75d76d7),
+            ^(rem_full & 300'h02102900908908908a0860a6026326b24b20b10b90a90a90a90ab0af0af0af3afbaeba6bb6b),
+            ^(rem_full & 300'h010014004004204205201211211011c10c14c24c64d6416616215215215215215e15e15e35e),
+            ^(rem_full & 300'h00a002002002102900908908908a0860a6026326b24b20b10b90a90a90a90ab0af0af0af3af),
+            ^(rem_full & 300'h0050010010810814804844844047043053093193590598588548548548548578578578d79d7),
+            ^(rem_full & 300'h8010020040080100220440881901202404889112224440881182304608c1981302624cc9993),
+            ^(rem_full & 300'h40080100200400881102206404809012224448891102204608c1182306604c0989332664ec9),
+            ^(rem_full & 300'h20040080100220440881901202404889112224440881182304608c1981302624cc9993b2564),
+            ^(rem_full & 300'h100200400881102206404809012224448891102204608c1182306604c0989332664ec9590b2),
+            ^(rem_full & 300'h080100220440881901202404889112224440881182304608c1981302624cc9993b25642c859),
+            ^(rem_full & 300'h0400881102206404809012224448891102204608c1182306604c0989332664ec9590b21642c),
+            ^(rem_full & 300'h0220440881901202404889112224440881182304608c1981302624cc9993b25642c8590b216),
+            ^(rem_full & 300'h010020060040080100200400881102206404809012224448891102204608c1182306604c098),
+            ^(rem_full & 300'h008018010020040080100220440881901202404889112224440881182304608c1981302624c),
+            ^(rem_full & 300'h0060040080100200400881102206404809012224448891102204608c1182306604c09893326),
+            ^(rem_full & 300'h802008020080200802008020080200802008020080200802008020080200802008020080200),
+            ^(rem_full & 300'h401004010040100401004010040100401004010040100401004010040100401004010040100),
+            ^(rem_full & 300'h200802008020080200802008020080200802008020080200802008020080200802008020080),
+            ^(rem_full & 300'h100401004010040100401004010040100401004010040100401004010040100401004010040),
+            ^(rem_full & 300'h080200802008020080200802008020080200802008020080200802008020080200802008020),
+            ^(rem_full & 300'h040100401004010040100401004010040100401004010040100401004010040100401004010),
+            ^(rem_full & 300'h020080200802008020080200802008020080200802008020080200802008020080200802008),
+            ^(rem_full & 300'h010040100401004010040100401004010040100401004010040100401004010040100401004),
+            ^(rem_full & 300'h008020080200802008020080200802008020080200802008020080200802008020080200802),
+            ^(rem_full & 300'h004010040100401004010040100401004010040100401004010040100401004010040100401)
+        }
+            == {
+                ^(loop_in & 600'h4edc0c7c92c13c2301d679eb40687684cd5911b9ba20a7262f8b90837e1e5f7a62cc7beed3780193baf60ec56de2a64783464f0328e4d6cbbc16abaea9710dd949d2c94743339169fcfccb),
+                ^(loop_in & 600'h274e063c49609e1180ebbcd5a8343bc266a488dcdd30539117c5e841bf0f2f9d39643d7769b402c95d5b0f60b6f15323c1a3a78194706be5fe0b57d7d49886eca46944a3a399c894f67c65),
+                ^(loop_in & 600'h1387031c24306f00c075de6ad4181d613352466e6eb821ca8be2d420dd8797ee94b01e3b94d20164ae8d8fb05bf88991e2d1d3c0ca3835f2df0dabeb6a6c437452b4a259d1cc644a733e32),
+                ^(loop_in & 600'h89c3898c12981780623a6f15620c0e30b9a92337b75c10e545714a186ec34bd74a5a0f9dca6100b2d766cfd82d7c44c8f36869e06d1e1a794f8ed5f5351621b8295a7124eae6b225319d19),
+                ^(loop_in & 600'hc4e1ccc4094c2bc8331db78ab90607187cdc939b5bae0072a2b8a504376125cba52d07cec53080596bb367ec16be226c7bb4b4d03e8f0dbca7cf6afa1a8b18dc142d189a7573d93298cc8c),
+                ^(loop_in & 600'he270ee60042635ec198edbc55c83038c1e6649cdadd70839515c52821bb092e5d29683676290402cb5d9b3f40bdf113e3ddada681f45865e73efb77d8d658c6c0a168c453ab96c994c6646),
+                ^(loop_in & 600'h71387f3002933af60ec76de2a64381460f3324e6d6cb8c1ea8ae29410dd84952e94b413391402216daccd1f805efa8971eed6d340fa0c32f39f7d9bec6b2c636058b462a9d5c364ca63123),
+                ^(loop_in & 600'h766033e49308a15806b5cf1a134bb627eac881cad14569297b5c842bf8f2fbd3166bdb771bd01098d7b0663b6f15720c0e3079992736b75c20e545714a086ec24b974a5a0d9d8a4fa7e65a),
+                ^(loop_in & 600'h3b3011f2490470ac035ae7ad01a5db13f56442e5e882bc94bd2e421dfc797de98b35edbb8de00a4cebd83b1db78a990e05183ccc939b5b2e307aa2b8a5043761254ba52d04ce4527d3f32d),
+                ^(loop_in & 600'h9db808f92482385603adf3d680d0ed09dab2237274415e485e172106fc3cbef4c598f6dde6f0072675ec1d8edbc54c8f028c9e4641cdad97383d535c52a21bb292a5d29e82672293e9f996),
+                ^(loop_in & 600'he97b203fc84d048520db4308f407dfa278fed1a70311c35a5cc1d51b88a10df0f5f74cb37db80326ebf06c75bcab60d1d827d5a20e5115ad8acd9c874b67139463c0a2d3129db999153f3f),
+                ^(loop_in & 600'hf49d901fe426a24a906da1847a01ef511c776ad381a8e1af2ee0ea85c65086d872fba6599ed4019375d8363ade559060ee136ad1072a8a56e56ece4325b389ca31605161894e5cec829d9f),
+                ^(loop_in & 600'h7a4ec80df2935125483650e23500f728ae3bb76940f470d797f0754ae128436c397dd32ccf6202c9baec1b1f6f2ac830770935488b97452b52bf672112f9c4e718b008b0c6a7ae76494ccf),
+                ^(loop_in & 600'h3d276c04f9498892a41ba87112827b147715d9b4a07a386bcbf81aad729421b614bee99647b101645d760d8db715641039849aa44dcba2158957b390097ce2738c5804586353571b2ca467),
+                ^(loop_in & 600'h1e93be007c24c441500dd43881413d8a3b82ecdad03d1c35e57c2d5eb94a10fb025d744b03d080b2ae9b0ec6db8ab2081cc2cd5226e5d10ae4abd9c884be793bc62c222c33a9ab8d965233),
+                ^(loop_in & 600'h8f49d7023e924220a8066a3c40a09ec53dc1766d683e861af23e36af5ea5885d892cbaa581e04059d74d8f616dc5590c0c61e6891372e8057255eee4427f3c9de316111e19d4d5c6c32b19),
+                ^(loop_in & 600'h4784e3831f4901185403b51e28524f62bee0b936343f430d799f3b5faf52c42ec4965d52e0f0202c6ba6cfb0b6e28c8e0630f36489bb7482b922f572213f9e4ef18b28870ceaeae369958c),
+                ^(loop_in & 600'h4a9951fe4769a4090ada1987e02ef81307868d3c190e6adee00e68bc5d086fc79fbe629a2dc011305e0303ade75a069ed93fac10428caf6cd65ce43e5bf8dcb31b05169894e8ccc8a9f5f9),
+                ^(loop_in & 600'ha56ca0ff2334d204876d0ce3f0177c89a3cb469e0c873d6d7007145e2e8437c3c7dd31cd36e00898af0181d6f3ad03476c9f5608294457b66b26721f2ddc6e598d028b4c4a74e66454f8fc),
+                ^(loop_in & 600'hd2b6507f919a490a41b68651f80bbe44f1eda34f066396b4b883aa2715421be1ebee9866bb70064cd7a0c8eb795681a3b44fab041ca22b5b159b390f96ce372cc68145a6253a73322a7e7e),
+                ^(loop_in & 600'haf4a82bbfe3bdaf102c975f068eaf35a0d2b61fdc2c9b343e8c37cbf06a8b894237c79f798b8024caf03075b9ed0a93b17ee174daa07471ae5c83945c5e10bfbc9bc45888a18a9d736469f),
+                ^(loop_in & 600'h57a5495fff1dcd708164bad83c7779ad069db0fe6144d1a3f4619e5f83545c4a11bc3cfbcc540326d78183afcf68749d8bf70ba6dd03a30d72ec1ea2e2d08dfde4de22c4470cd4eb9b214f),
+                ^(loop_in & 600'habd2acadff8ee6b040b25d6c1639bc56834eda7fb08268d1fa30ef27c1aaae2500de1e7de6220193ebe0c1d5e7b41a46c7fb85d36683d186b97e0d51716846fcf2ef316a2386ea55cd90a7),
+                ^(loop_in & 600'h55e95654ff4753502059aeb60b1edeab41a76d3f5841346afd985793e2d5d712886f0fbed31102c975f068eaf35a0d2b61fdc2c9b343e8c37cbf06a8b894237c79f798bd11c3752ae6ca53),
+                ^(loop_in & 600'haaf4ab287f23a9a8102cd75b0d8f6f55a0d3b49fac209a357ecc0bc9f36aeba94435875f69808164bad83c7779ad069db0fe6144d1a3f4619e5f83545c4a11bc3cfbcc568ae13ab5736729),
+                ^(loop_in & 600'h557a5d943f91f4d40a166b8d8ec5b72ad061d84f5610451abf6625ecfbb5f5d4a21ac32fb4c040b25d6c1639bc56834eda7fb08268d1fa30ef27c1aaae2500de1e7de62347709d7ab1b194),
+                ^(loop_in & 600'haabd2ec81fc8da62050bb5e6cf62db154830ec27ab08228d5fb332fe7fdafaea510f6197fa602059aeb60b1edeab41a76d3f5841346afd985793e2d5d712886f0fbed319a1b8ce9d58d8ca),
+                ^(loop_in & 600'h7a1415dff1df97c8024caf03075b9ed0a93b17ee174daa07471ae5c83945c5e10bfbc9bc4580126078580ad4f18509e8a371bb6d303239d6ee01ca2f2e484fce4ee32c0458c44eb99228fa),
+                ^(loop_in & 600'hbd2a0aeff8efebe40326d78183afcf68749d8bf70ba6dd03a30d72ec1ea2e2d08dfde4de22c00930bc0c0d6a7842a4fc53b85db698191c6b5700e51717042fe727f196022c62a75cc9167d),
+                ^(loop_in & 600'h5e950577fc77f5f20193ebe0c1d5e7b41a46c7fb85d36683d186b97e0d51716846fcf2ef316004985e060eb73ca152762bdc2edb440e8e358b80728b8b8217f39378cb01143153ae6c893e),
+                ^(loop_in & 600'hacf4305ef51c70e31d241115236c333f45bc56410ec4fac0138d3f4c3797c1d458b842fcc9c80098bc1805abc4281ef44c78a33cd48ae5456d9b2dcff6bd7a521b87bef62e88c32a7b9a45),
+                ^(loop_in & 600'hd67a182f7a8e38798c92088a91b6191f82de2b200742756209469fa61bcbe0ea2c5c21fe64e4024c5e0c0ad5e2140f7a263cd19e624772a296c594e7fb7eb5290dc3df731744e1b535cf22),
+                ^(loop_in & 600'h6b3d0417bdc73c3cc449044540d90c8fc16f159003a13ab104a36fd30de5f0551e2e107f32720326af060d68f10a27b5131e68cf3921b9d16b6aca737d9f5a948661efb989a270fa9ae591),
+                ^(loop_in & 600'hb59e8a09dee3be1e60248202a06e8647c0bf88c881f09d58825197e986f2f82a871508bfb9310193d7830eb6788513d28b8fb4679c90dce895b567393eefad4843b0d7d4c4d1b85d4572c8),
+                ^(loop_in & 600'h5aef4506eff1ff0f3012c12150354323c057c664c0d846ac4128ebfcc1797c354b8a84dffc9082c9ebc1875b3c4289e145c7da13c64a6e744ad2b19c1f77d6a621d84bea6268dc0eaabb64),
+                ^(loop_in & 600'h2d57aa8177f8df8f980960b0a01aa111e02be132e04c2356209455f660bc3e1aa5c5426fde40416475e0c3af9ea164f8a2e3ed29e32737ba05695ace0f9be35310ec25fd33346e275d5db2),
+                ^(loop_in & 600'h96abd542bbfc6fc7cc043078500f5088d01df099f00619a910ca0afb325e9f2d5ae0a137cf2020b2baf061d7cfd0927c537176b4f1939bdd02b4af6787edf1a9887612fe999ab733aeacd9),
+                ^(loop_in & 600'h67a1d2ffa8e24708f92689290b699bfb2db2ae0d76e7f6149b683a31acb80e62f5ca12e70e5010c1e1403d42234077c267c01866a443282becc97a7cb56b8284df3cb78160451893acce29),
+                ^(loop_in & 600'hb3d0e17fd471038c7c9344948db4cdfd96d155063b53fb084d343d10d65c071172e509f3a7200a60f0a016a311a03be131e08c3352239415f66cbf3edab5c9406f1e7bc8b2220c69de6514),
+                ^(loop_in & 600'h59e870bdea38a1c63e49226a46d8667ecb68a8831d89f584261a3e886b2e83a8b17084f9d390053078700b5388503df898f04639a911ca8adb365f9fed7ae4a0370f3dec59118614e7308a),
+                ^(loop_in & 600'haa5ebe93f51e9d90fd1d35c80932f0c01a888e027c4c803827ac026343a335ae0726f690cb780130f0803a848f02fc5c803b27ec226f40a3b5be0b25f650fb7cd4886c3becc5a2218a7733),
+                ^(loop_in & 600'h550f574bfa8f4ec07c8e9ac40c9978602d4c4501be26481e13560131a3d11ad703917bc865b4009878601d4047017e26401d13d61135a0d1dad707927b0875bc6ac43615f662d130c53b99),
+                ^(loop_in & 600'h2aa7a3a7fd47a7603e474d42064ebc3016ae2280df132c0f09ab2098d3e80d4b81c8bde412d2024cbc3006a223809f13200e09eb0098d0e8cd6b81c9bda432de35623b02f93168b86a9dcc),
+                ^(loop_in & 600'h9573d1d1fea3d3b01f23a6810b275e182b5f1140ef899e0584d590446bf486a5c0e45e72096103265e180b5311406f89920784d5804c68f446b5c0e45ef2196f1ab11d897e98345c3d4ee6),
+                ^(loop_in & 600'hca99e0eaff51c9d80f91d3408593af0c35a788a0f7c4cf00c26ac82a35fac372e0722fb904b08193af0c05ab88a037c4cb03c26ac82634fa0352e0722f7904b78d58aec4bf4c9a2e1ea573),
+                ^(loop_in & 600'he56cf8757fa8c4ec07c869a042c9d7063ad3c4507be26780613544151afd61b97839175c825042c9d7860ad7c4503be26781613564111afd21a97039179c8259c62c77625fa6cd370752b9),
+                ^(loop_in & 600'hf2967438bfd4627e03e434d02166eb831d69e0283dd133c2309aa2028d7e30fcbc1e8b2e61202164ebc30d69e2283df133c0309ab20a8d7eb0dcb81c8bee412ce3961bb92dd3669b83a95c),
+                ^(loop_in & 600'h5335848faaf4aca7fcefaf801983850194347c16e2a411d93f61536a051cadf0592bb387dbe011828541b4307e16e2a419db3fa1736a061cedd0552bb387dbeaa54361ef7a2c114c43a19d),
+                ^(loop_in & 600'ha9baca47d57a7653fc77d7e004c3c200ea123c0bf17200ec9fb089bd028ed6f82c97d943edf008c1c280da1a3f0b71520ced9ff0b9b5038e56e82895d9c3edf75221b0ffbf16888629d0ce),
+                ^(loop_in & 600'h54fd6d23ea3d3b21fe3b6bd00261e18075011c05f89900744f5844d683476b5c1e49ec21d6f00660e140650d1f05b8a904764fd854da81472b7c164aece1f6f9a910d877dd8b444314ea67),
+                ^(loop_in & 600'hc21998cd96af541ef4710e07c4d081165d70c2b5e21017c5900ed3fc2cda031cdba15b5979f80260c281b865fbb6ead34ac5dc7683cd22e515f987cb83a2f7212dc6988d86fb62e22311d0),
+                ^(loop_in & 600'he10ccc64cb57aa077a388723e26a400b2eb0635af1280be0c80749f6166d818e6dd0adac9cf40130e140d430fd5b5561a762ee3b49e491728afcc1e5c1d17b9096e36c4ec17d31511188e8),
+                ^(loop_in & 600'h70a6663065abd50bbf1cc3b1f9352085975833ad78940df2640384fb093640c736e856564e720098f0806a187e2d8ab0d1b1f71da4f248b9457662f2e0e8b5c84b71962760be98a880c674),
+                ^(loop_in & 600'h38533b1a3255ca85df8ee1d8f4989042ebac19d63c4a0ef93281c275849ba0639b742b2b2731024c7840350e3f16c5506ad8fbaeda7b24dca2bb3179f05452e42538cb1bb25f4c7448613a),
+                ^(loop_in & 600'h9c29958d19aae54aefc7f0cc724c482175d60ceb9e050f7c99c0e13ac04dd011c5b81595b3908326bc201a851f0b62a8376cfdd76d3d926e515d98bcf82a2172129c658dd92fa61a2c329d),
+                ^(loop_in & 600'h4e14cac48c5552a577e3f866392624909aeb0475cf0287bc4ce0709560266828eade0a4ad9c041935e300d408f05b1541bb6fecbb69cc93728a6ce5e7c1518b909ce32c6ec97d30d1e194e),
+                ^(loop_in & 600'ha72a6d6246aaa952bbf1fc33149112486d7d823ae7a143de26f0184ab01334347d6f05256ce022c9af1806a04702f8a20ddb7f45db4c649bb45b672f3e2a8c5c84e73963764be9a6870ea7),
+                ^(loop_in & 600'h118ca67cb57a20b7ab89703e469808b26bc601a811c0be288376dfd176d31926ed16d9cbcf801304150db337d8b7968a4e28e3f46e691028efdc365c1c97b90d6f35043c3fde1611689683),
+                ^(loop_in & 600'h08e6533e5abd105bd5c4381f234e045935e302d488c05f16413b4fe0bb690cb37e896c65e7c009820a86d19becdbeb4d271471da3f34889457e61b2e0e4bdc84b71aa2161fef8b08bc4b41),
+                ^(loop_in & 600'h8473219f2d5ea82de8e21c0f99a5022cbaf1816ac4602f8b201da7f85db40679b746b6b2f3e004c1854360cff66dd5a6918ab8ed179a44ca2bf30f970705ee425b8d710b0df7c5845627a0),
+                ^(loop_in & 600'hba9b24fb95cf5d2fabd2caff8fc26324c9085aeb0c16a88c0bc560db63dced0f391251bf61a800c10a8db66f63bce859ee26e061358536819cd7456ccbdf0a88b912f8d622c3fbc588b494),
+                ^(loop_in & 600'hdd4d9a7fca678e9fd5e9657fc7e3319244842d75062b5c4405e2906db3ee76a7948b285fb0d402608546d337b1de7424f513f0309ac09b40ce6ba2b665cf85445c095c6b13617de2c4584a),
+                ^(loop_in & 600'hee86c53fe5b3c74fe8f4b2bfebf39849224216ba8335ae2202f1483edbf7bb53c24794afd8620130c283619bd86f1a127a89781845604da0473dd15bb2e7caa22e848e358bb0bef1622e25),
+                ^(loop_in & 600'hf763629ff259c3aff47ad97ffdfbcc2491290b5dc1badf1101f8a4176ffb5da9e921ca57cc310098e141b0cfecb7ad093d443c0c2ab026d02396e8ad5973ed5317426712c5d85f58b11712),
+                ^(loop_in & 600'h7b91b94df9ace1d7fa3dec9ffeffe612489485ae60dd678a807c7203b5fd2ef4fc92e52be610824cf080d867f6dbd6849ca21e061d58136811cb7456acb9f6ab8b21338962ec2f8c588989),
+                ^(loop_in & 600'hbdc8dca4fcd650ebfd1e764ff77df309044a42d7b04eb3c540be1901d8fe175a764b7215f300432678406431fb6deb4a4c518f2306ae093428e5b82b565cfb55c510b9ccb37697e62444c4),
+                ^(loop_in & 600'hdec466527e6b2875fe8f3b07f3bef9048225236bd80759e0a0df0c80ee7f0bad3325b98ad9802193bc003a18fdb6d5ad2628c7918355041a347adc152b0e7daae2087cee59bb4bd31a2062),
+                ^(loop_in & 600'hd5d917d0aa7ae91d5695577c7e1f1f268812cb5e6035047c5b2ac69b16e368f9a8828dfa0d60120854ada3631de7828f7d320389fc2db40ca6ea2b665e78345dc896c6a10e1ede2c05a4a5),
+                ^(loop_in & 600'heaec83ea553d748eab4a2bbe3f0d8f93640167af301a823c2d15434d8b71b47cd44146fd06b00b042a76d9b18ef3e147bc9981c4f614da06737d15b32f3c1a2ee44b6358870fef1602d252),
+                ^(loop_in & 600'h757649f72a9eba4f57a595ff1f84c7499200b1d7182d411c168a81a6c7b8da1e6220a37e83500582151b6cdac779d0a3dc4cc0c27b0a6d0339be8ad997be05157225b1ac4187f78b016929),
+                ^(loop_in & 600'hea799535c2664cf5af435fd1eecbffbf33124d201675ec01433f5b75a24fa27c084ec236832801822a6da6c0753c680f8883db3dcda3cd8811ae8eb70aeb2cfaa81704bc6a2187af1c0b4b),
+                ^(loop_in & 600'h751cc298e1330672d7a12fe8f765ffdfb98924900b3af602a11fadbad127511e0c25619b419400c11536d3623a9e1407c641edbeeed1e64428df475b05559e7f548b825e3710c3f78605a5),
+                ^(loop_in & 600'h3aae614e7099a3396bd017d473b0ffeffcc49048859d7303508fd6d56a93288f0612b04d80c202600a9b69b31dcf0a0be32076ff7768f322146fa1ad828ac73daac5e127198861fbcb02d2),
+                ^(loop_in & 600'h9d5738a5384cf19cb5e80bea39d87f77fe624a2442eeb181a847cb6ab749144783095826e0610130854dbcd98ee7850df1903b7fbbb679910a3fd0d6c165639ed5e2d0938ec4b0fde58169),
+                ^(loop_in & 600'hceab94529ca658c65af405f514ec3f3bdf312512215750c2d423c5b559a48a23c186ac1350308098c286d66ec7f3c28ef8c81d9fd5d93c48a517e86be092b9cf6a714849c562d87ef2c0b4),
+                ^(loop_in & 600'he755c22b4e532c632d7a82fa82741f1def90908990aba0616a11c2d2acd2c531e8c35609a810424ce14363376379e14f7e640ecfe2ee9e24728bf43570495ce7b5b8842ce0b1ec1f71605a),
+                ^(loop_in & 600'h73aae917a7a9963196bd417d41380f8ed7c048444875d832b588c161546962b8f461ab04f4002326f081b19bb1bcd0a7bd320767f1774f923945fa1ab824a673da5c421e7258762fb8b22d),
+                ^(loop_in & 600'h538ce9be1132a7ed661dff4f4657f8f858f26902b26f001a19fb1bcd0a7b1320727e17b4d9201011522d760fade2005c541ad8ae3d1a6a410d0471ba56d977c145b925b3510d3cb8c0525d),
+                ^(loop_in & 600'ha9e674df089973f6b10e7f87ab2bfcfc0c7934815917800d0cfdade6853d89b0313f0bda4c900a08a936bb05d6f1202e2a0d6c77168f3520868a3add2b6cb3e2a25c92d1a8861e7c60292e),
+                ^(loop_in & 600'hd4f33a6f84cc99fb5a87bfe3dd97fe7e26349a402cabc806867ef6fb409e44f8109d856d06400704549b5d80eb78901f1506b63b8b479a10634d1d6e159659f1512e4968d4430f1e381697),
+                ^(loop_in & 600'h31283771d5647d3a9ac6659e817e8fecbfefc18f4d0089330a36e6c8e8f14078a06ac5e3e3080304a92d7c1ab511c5bab693513c009f0bb4f24e52fd1af052b39faa0b94b4d486fc918d49),
+                ^(loop_in & 600'h18b41bbaeab23e954d6332ef40bd47767ff7e0c726a04c9b851b736c7678a03c58376271d184018254b6b60f5a88c2d55b49289e084d85da5927297e0d782959cfd505c2586a435e48c4a4),
+                ^(loop_in & 600'h0c7a0ddf75d91f4aa6b11957a05ea33b1ffbf2639350264fc20d99b63b3c503e2419b1b8e8c200c12a5b5b07adc44162ada4144f0c26c26d0c9b96bf869c14ace76aa2e12e35218f2c6052),
+                ^(loop_in & 600'h861d0eefba6c8fa553588cabd82f519d8ffdfb3149881b25e106ccdb1f9e281f120ed8dc74610260152dad81d6e200b154d28a0786116136864dc95fc36e025673b57170971a10c79e3029),
+                ^(loop_in & 600'hc30e8777dd3667d2abac4655e417a84ec7feff9824e40592f003466d8fcf142f89076cee1a3081300ab6d6c0ebf10058a869c523c30ab09b4326e4af6197092b39dab8b84b8d8843cf1814),
+                ^(loop_in & 600'he1a743b9ee1b13e957d6232afa0bd42743f77fcc925202c97801833ec5e70a37cc83b6f72d104098855b63607578a02c543462b1e185584d8193705730cb8c959ced5c5425c6c421e78c0a),
+                ^(loop_in & 600'h70d3a9def78da9fca9eb91957505ea1381f3bfe649090166bc00e19f62f3853be641dbfbb680224cc28db9b23a3c501e281ab178f8c2ac26c0c9ba2b9865ce4acef6ae2210e36230fbc605),
+                ^(loop_in & 600'h8941eb9eae22a9c4ce332d743bfc7a657f1e1c7c6984098054b6b6075b8802c5534a281e18401022486ba0c1a88fedb5a09e89a074fc5da792228fe8d6c2b594f8515c85bea537e4ec6e4b),
+                ^(loop_in & 600'hc4a0fdcf579174ea671996ba15fe3db2bf8f0e3e34c204c02adb5b03afc40162a1a7148f0c200811a435d062d447d6dad24f44f0327c2ed3c91947f46b415aca7ca8ae42df521bf2763525),
+                ^(loop_in & 600'h62507ee7abc8ba75318ccb7d02fd1ed97fcf871f9a410262156d8d81d5e280b150d18ac786100608521ae8316a23cb656927a278113e1769e48ca1fa35a0a5673e5457296da90df9331a92),
+                ^(loop_in & 600'hb4a59dc29d9ddee364faaa56365bd05fc7acafc70e3c835c041108575f00433d879c507c50680208a42ba182a17edbc42bbec836cdc68cd589b065b957e1ae08accfaa2722dfa52fe39776),
+                ^(loop_in & 600'h5a52c6e14eceef71b27d552b132de82fe3d657e3873e49ac0208a42bad80a1becbcc28be083403045235d0c3503f6dea17df643b6ee3466ac4d030dc2bf0d70656e7d51b916f52b7f9c9bb),
+                ^(loop_in & 600'h2d296b72a76777b8d93e2ab58196f417d1eb2bf1c39f24d401045215d4c050ff6de614df24120182a91ae061a81fb6fd09ef321dbf71a33542681a6e15d86b812b73ea85c8b7a95bf4e4dd),
+                ^(loop_in & 600'h1694bdbb53339bd46e9f957ac8c97a0be8fd97f8e1cf9a6a0082290ae860a85fb6f10aefb20100c154ad7832d48fdb7684f7990edfbad19a81340f378acc35c09539f542e65bd48df2706e),
+                ^(loop_in & 600'h8b4a5edfa999cde2354fcabd6466bd05d47ecbfcf0c7cd3500c1148d7430d40fdb7a85f7d90082602a76bc196a47edbb427b4c876fdf68cd609a079b456612e24a9cdaa1712d6a46f93a37),
+                ^(loop_in & 600'h45a52f6dd4cce6f118a7e55eb2315e82ea3767fef863e6988060aa46b8186a07edbf427bcc804130151b560eb523d6d5a13d2643bfefb4e6904d01cda2b3097325ce6d58b89635037c9f1b),
+                ^(loop_in & 600'h22d297b4eae653708e53f28f591aaf417513b3fffc31f34c4030552b5e0cb523f6dda13de64020980aadab075a11cb6ad09e1301d7f5daf3482680e6d1598cbb926736ac5c4b1aa1be4d8d),
+                ^(loop_in & 600'ha5ecde18e8eef75b23d3533192d687ff7d25763870247af8248902caf00619ac7cf280e283401044215d7c010cf61e7141f141b62e3c61ac0da325cabf4d6055657c11790efa287f3cb3b0),
+                ^(loop_in & 600'hd2d6670e74777bad93e9a998c96b437f9e92bb1c38323d7c1244a16d78030cf63e7940f141a0082290aeb60286fb2f30a2f820db171e305626d192e55f86b82ab23e28bc877d943f9e59d8),
+                ^(loop_in & 600'h694b3b853a3bbdd6c9f454ec6cb7a1bfcf495f8e1c3916bc092250bebe01867b1f3ca0f8a0d004114857530143fdb798537c906d8b8d18ab1360cb72afc35c15599f145e41be4a1fc72eec),
+                ^(loop_in & 600'ha493122e52edf53676f7365f4a9b195ae1dfa92aef6270ff7e31e6910182522ba30286f63cf80011909d780433b1e7880855d268981cfe76b9a825039b8af86b05ac9f08bd0ff5e109c710),
+                ^(loop_in & 600'h5269811529f6fa933b7b1b0fa54d8c2d50efd69577b1307fbf98d34080c1a935d18143fb1e740208486ebc0219d8f3c4062a69144c0e7fbb7cd41281cdc57c3782564f845c87fad08ce188),
+                ^(loop_in & 600'h2934c888947b5d499dbd8da7daa6c696a87feb4abbf8903ddfcc49a04260549ae0c2a1fdaf320304a41756010cec79ea0315348a2e053f5d9e620b40e6e2b619c12b27ca2e437d684e72c4),
+                ^(loop_in & 600'h14ba64444a3d8eacccde46d3e55163cb743ff7a55ddc401cefe624d021302a6d7063507ef7910182522ba30286f63cf5038a1a451f009f2ecf3105a07351530ee095b3e51721be942f3962),
+                ^(loop_in & 600'h0a5d3a22251ee75e666f2369f2aab165ba17fbd2aece280c77f3126810981536b831a83f5bc080c1a935d18143fb1e7283c50d2287804f17679880d039a8a985704af9fa8b90df4a1f9cb1),
+                ^(loop_in & 600'h052e9d13120f73a731371194f9575832fd0bfde957471c063bf989340a4c0a9b5c1ad41fade04260549ae0c2a1fdaf3143e206b143c0270b93c440681cf45cc0b8255cf545c86fa50fce58),
+                ^(loop_in & 600'h029746898907b9db9a9b08ca7cabac195e85fcf42ba38e011d7ce4920726856da60d6a8ff6f021302a6d7063507ef790a1f18358a1e21385e9e222348e7a26625c928e7aa2e4b7d28fe72c),
+                ^(loop_in & 600'h25d8b16a966e29d3bbbab23a74cccfd64e9d55507a93b7fff08fb4d80011909d780433b1e780108985abc0359b8ebc405aad93c4c0eff7b44d513419dc97e3582b65f835ec7dae084e3486),
+                ^(loop_in & 600'h92cc58b54bb714e9dfddd93d3a64676b074ea8a8bd49d3fdf8c7da640208486ebc0219d8f3c0084442f5e018cdc75e202d5649e26077fbda26a0980c6e6bf1ac15b2fc12f43ed704271843),
+                ^(loop_in & 600'h49662458a5dbaa7cedee6cbe953233b583af5654de84e1fefc63cd320304a41756010cec79e00422217af00c66638f1014aba4d13039fded33504e063715f0d60a597e017a1feb82138e21),
+                ^(loop_in & 600'hd86f10a7a688929edea79dfba6469c664fccf646af45f1e8ae1c6033bf314d040c112175c038002242ebc06e6c75847b6f42ef883b147809c5d3cc82a066e57c6b0af2f83bd9f6b174b6a5),
+                ^(loop_in & 600'hec378051d344494f6f53cefddb234e3327e679235782f8f6578e3011df982682060a90bae01400112175e037363ae235b5a1f7e41d8a3c84c2e9e441d03372bc3505597c1decfb78b25b52),
+                ^(loop_in & 600'h763bc02ae9a204a7b7a9675eed93a799b3fb3e91abc1747b2bc73808efcc93410305485d7002020890baf0199b1d7112dad07bf206c71ec26174f2206839b15e1a82acbe0ef67d9c512da9),
+                ^(loop_in & 600'hbb3de81574d12253d9d433af76cbd34cd9f59f4855e0ba3d95e39c0477e649808982a4ae98010304485d700ccd8eb8816d683dd90b638f6130ba7910341cd8af0dc1565f057b3eee2094d4),
+                ^(loop_in & 600'hddbefc08ba68b121ecea99f7b367e9a64cfacfa4aad0551ecaf1ce0239f324e044c152d74c008182a42eb80466c77c40b6b49ecc8db1c730985d3c881a0e645586e0ab2f80bd1f5718486a),
+                ^(loop_in & 600'h6edf76065d345890f675ccdbd1b1f453067d65d255682a8f65f8c7091ef992502260a96b860040c152175c0033639e20595a4f664edae3186c269e448d073a28c3705597c05e0fab842635),
+                ^(loop_in & 600'h376fbb012e9a0c407b3ae64de8d8faa9a336b0e9aa941d47b2fc438c8d7c4908193054b5c3002260a92ba60219b1cf102ead2793276f718c161b4d2246a39d1661b80ac3e22f87f5c2131a),
+                ^(loop_in & 600'hc3f8c525314594b6e13aeedd5228e132be57ae327a2fff4977e241fdf98f69a000890baf01b01112165e136f60ad63fb7a147c41a8a3c04feede681303372bf75b56d791caceb54b95bd28),
+                ^(loop_in & 600'h61fc62929822ca5b729d776ea91670997f23d519bd17f7a6bb7100fefcc734d0004485d780d008890b2f01b5b0d691fdbd0abe20dc51e027d76f3609819b95f9ad2b4bc0e767da85c2de94),
+                ^(loop_in & 600'hb0de314b4c11652db94e3bb75c8938cc9f99e88c5e8bf3d15d3880777e639a48082242ebc0600444859780d8d8eb48f6de85df106628f013cbb7990440cdcafcd615a5e073b3ed62e96d4a),
+                ^(loop_in & 600'h1be72763780a74c22d4bdc0e87715c534464f9538cf59e915705e3d2b8e203f7ec7e9a01224800440b1e16d9836a3f6f3d012ae4f4cbb671d8485e79209036e6fdadd6cf2f2573d4521fae),
+                ^(loop_in & 600'h0dd39bb3bc053a6114a56e274bbaae29823a7ea9c65ac74aab82d1e95c7101fbf63f4d009124002285af036ec1b51fb79e8015527265dbb8cc2c2d3c106813717ed6eb67979239ea290fd7),
+                ^(loop_in & 600'h86c9cddbde029d388a52b713addf5714e1153d54632d63a5554168fcae3880ddf31da6004892001142d781b7605a8fdbcd408aa93130eddc4616169e883409babf6b55bbc9c99cd51c87eb),
+                ^(loop_in & 600'h4364e6efef816e944529dba9deefab8a70829caab196b1d2aaa09476571cc04ef98cd38004410208216bc0d9b0ad47ede4a0c574989876ee230b0b4f441a0cdd5f358ad5e4e4ce6a8e41f5),
+                ^(loop_in & 600'h21b27375f7c0974a2094edd4e775d54538494e5558cb50eb55506a3b2b8ee0077cc669400220830490b5e06cd8d6a3f6f050e29a444c3bf7118585a7220d0e6caf1ac562f07267354722fa),
+                ^(loop_in & 600'h10f931bafb604bad104af6ea73baea229c2ca72aac65a877aaa8351d97c77023be61342001104182487af0366ceb51fb7828f14d2a241dfba8cac2d391068734570d42b97839b39aab937d),
+                ^(loop_in & 600'h887c98dd7db025d68a257b7539df75914e165395d632d43bd5543a8ecbe33811df309a10208020c1a41d701b367588fdbe14f88695100efdf465636948a3439a2b86815cbc1cd9ed55c9be),
+                ^(loop_in & 600'hdff96b0fc65266216a59e1b41b9ee69be367d29967ecf48ebd2fde95df131fff03e4d709120012245930a6d41850fb19e00b56a7b641b18f0272efcd04c1972be86eb669712b9f22f0f971),
+                ^(loop_in & 600'h6fdcbd85e3291318b52c70fa0dcd734dd1b3e94c33d67a455e17cf4aef890fdf81f26b04890009122cb85b6a0ca87d8cf005ab53d322d8c7a13175e68240cb97f4b75b3cb895cf91787eb8),
+                ^(loop_in & 600'h37ce5ec2f114a9845a96b85d0ee6b9a6c8d9f6a619eb3d22af0bc7a575c407efc8f9350244800489167c2db706d43ece7a025589e9936ce3f090b8f341206dc9fa5bad9e5e4ae7e8b43f5c),
+                ^(loop_in & 600'h0871a1bce5d87c6a498bb499a3107bea677ba914c214faa633ace91af57fe97bd4effc0e08e800892cb0adac608671dc46db42be2349131db7130a173ce0906794e8dd198782b2e0ed9daa),
+                ^(loop_in & 600'h8438d0de72ec1e3524c55a6cd1883d7533bdd48ae10a755319d6748578bff49de277fe8724740044167856d4304318ee216da15f11a6890efb81870b9e504031caf46e8cc1c159707eced5),
+                ^(loop_in & 600'h421c686d39762f1292622d1660c41e3a99deea4570a532a98c6b3a4abc5f7a6ef13bffc3b23200220b3c2b6818a1ac7f10b6d0af80d144077dc8c1854f08281ae5fa374662e0acb83f676a),
+                ^(loop_in & 600'ha10e34349cbb37814931168b38620f9d4cef772238729956c6b59d255c2f3d17789dffe1f9110011859e1db60c50f637885b6877c068a203bee462c2a784140f72fd1bab3170567c17b3b5),
+                ^(loop_in & 600'h50a7121a4eddbbc0a6988b659c3107cea677b9919c194ca9635ace9aac171eabbc4cfff0fc80820842ef06db06a87b13c42db43be8345181ff7a3161d3e20a05b97eaddd98b82b3e0bdbda),
+                ^(loop_in & 600'h2873810f276efde0534c4592ce1a83e7733bdec84e0cae56b12d4745560b8f55de247ff87e4043042157836d83d43d89e0165a3df41a28c0ffbd1ab069d10d00dcbf56e6ce5c959f05efed),
+                ^(loop_in & 600'h9439c88793377ef02ba622e9670f4173b99def64a7265f2b589683aaa905478ae7103ffc1f20218290abc1b6c16a3eccf00bad1ef20f14e05fd68d58b4c886826e5fab7b672e4acf82f5f6),
+                ^(loop_in & 600'h424d4dff2cc3e3125c58a5cd1897db53bbbd5ca611a7d5319f6788c7a3fd4a9ea767e3700770104864c54d7700334eb23ede14315a4c99edb8f84cbbe684d324a34728ac341597872ce551),
+                ^(loop_in & 600'h2106a6ff9661f1892e2cd2e68c49eda9dddeac5308d3ea98cfb3e46bd1fea56f53b3f13823b00a24b242a6b9801987511f6f0a38ad244c76dc7c245df342619251a3b4561a0acbc39672a8),
+                ^(loop_in & 600'h10a3537dcbb0f8c4971669734624f6d4cee756298469f54c6759d235eaffd2b7a9dbf81c11d0051259215b5cc00ce3a88db7853c5692263b6e36102e798130cb28d1fa230f0565c1cb3b54),
+                ^(loop_in & 600'h723eb210d4bf8b11e71bbee05e991696618079d49ddd514c463e9333f1eb65a1daaa0b1e97780112b2454ae8039b2b57ef9e02d68ef81a5103bdc5841779a26f24469cd57f5bb665c2b3c1),
+                ^(loop_in & 600'hb91f51086adfe580f18d5f70274c8b4b30c83ceaceeea8a4239f6999f8f532d0ed55058f6bb400895902ad7601cdb5a3f7cf016b4f7e0d2881dee0c20bbcd13592a34e62bdad5b32e95be0),
+                ^(loop_in & 600'h5cafa086356ff2c878c62f981ba445a5b8641e7567775452114f94ccfe7a19687eaa824795d200442ca156bb0066fad1f9e78095a7bd061440ef706185de6098c95187315cd6adb974adf0),
+                ^(loop_in & 600'h2e77d8431a37f96c3c6397ec05d22252dc3a0f3a33bba22b08a7ea667f3d8cb43f5541a3cae100221670ab5d80335d68fef3406ad3dc838a207fba30c2cf304c6428e398ac6b56fcb254f8),
+                ^(loop_in & 600'h171be4238d1bdcb61e314bd602e911296e1d079d99fdd9178453d5333d9e467a1faaa051e57080110b385dacc0198eb47f79a01569ee41c5303fdd1861679824329451c454352b5e592a7c),
+                ^(loop_in & 600'h8badfa11c60dce5b0f1825cb09768894b70e81ceccdeec89c229ea919ecf233d0fd550a8f2b0420885bc26d4600cc7523dbc500ab4f72062b81fee8cb093c41019ca28ea2a1a15af2c973e),
+                ^(loop_in & 600'hc5d6f508e386e72d878c92c584bb444a5b8742e7e66f7644e194d548cd67919e8fe8a8d45950230442de1b68308663a11ede2805527990b17c07f7465869e2080ce5347d170d0ad79e4b9f),
+                ^(loop_in & 600'h90f5c096a5fcd88f24ddf78294c4b4b34c43daa7eeeaea6e36f4d99f97582d4e955c5ff4bbd01090932a475c1bd81a8f60f116f427c4d2899dbe3c27bb4d5369223426ebf6ddb32e05960e),
+                ^(loop_in & 600'hc87ae84b52fe6c47906efbc14a605a598621ef53777575351bfa4ccfcbac96874aac2f7a5de00848c9952bac0d6c2d4fb2780b5a1be06944ced71e135da6a9b4911a3375f96ed9970acb07),
+                ^(loop_in & 600'he43d7425a97f1623ca377dc0ad322d2cc310f7a93bbab2988d7d2667e7d6cb43a554173d2ef0062464ca95d4063616afdb3c05ad0df034a2476b8f092ef354da488d39bafeb76ccb856783),
+                ^(loop_in & 600'hd9ea821d714b6509c61b3958718cbec0ba68b566311eda75dcb9b7b645c253ea6cfcf56583a80224c9aa4ebc6dc1a86c74476f280ab5ef835441d9c709ddad5ad388206e528e4546badb2e),
+                ^(loop_in & 600'hecf5490eb825928ce10d9cac38c65f605d3458b3188f653aee5cdbdb20e129d5367e7a32e1d4011264d5275c3660d4363a23b7940558f7418a20eee384eed6af694410372b47a283556f97),
+                ^(loop_in & 600'hf65aac875c12e94e70864e761c612fb02e922e590c47ba9f77ae4ded927094ea933f3d1950e20089b24a9bac1bb06a1b1f11dbca02ae7b20c5107771c2576355b422281b97a3d161a2b7cb),
+                ^(loop_in & 600'h7b2d5e43ae0954af3843273b0e3097581741152c8603dd4fbb5726f6c938ca55419d9e8ca8710044590545d40dd8350d8f886dc501553d9062803bb8610bb9a8da91340dcbd1e8b0d159e5),
+                ^(loop_in & 600'hbdb6a723d784aa5f9e21939d8f1a4b2c0ba88a96c301eea5ddab9373669c650aa8cecf46743080222c82aae8066c1a8ec7c4b6c288a89ec831481fdc3085dcd66d489a06e7e8745860aef2),
+                ^(loop_in & 600'h5efb5b93eb42752fcf10c9eec78d251625d4454be1a0f750eed5e9b1b34e32a55c6567233a10401116615d7403362d4f61e25b614c564f6418ac0fee1842ee6936244d0373f4ba0c305579),
+                ^(loop_in & 600'h2f7da5c9f5211a9fe588e4f76bc6928b12ea20a570d073aa77ead4d8dba79972a632b391bd0022080b30a6ba019b16afb0f12d90ae2927322c5e07f78c217f349b920689b9fadd261828bc),
+                ^(loop_in & 600'hce5450fb8b5be84e34dfcb03cc6df7051315a7348976e3a2e7ccfdd22a119f5337e7ac2d5d2011204c1215e36d0c0333ae3f79c055a37c1a626eda3c4fed1ac29e4103228c732bf5b6cd70),
+                ^(loop_in & 600'h672a287dc52dd427186fe5a1e636fb02a982d19ac4bb79d373e65ee917084fa993f3d6968e90089026290af1b6062191d51fbce02ad3be0d11376f1e27f685634f208199463915dadb64b8),
+                ^(loop_in & 600'hb395143ee296ca138c3772f0f3197d8174c16acd627db4ebb9732f7c8b84a7d4c9f9ebcb4740044893148d78db8310c8e88fde50156bdf06a893b78f13fb4ab1a71040cca11c8acd65b25c),
+                ^(loop_in & 600'hb2c7273c5ef6ae4f5c25a533886dcb87b1bfbc5262e97a214bc303da9eeeb9af7916113e8cc8004826121bc1b5603365abd8f11b7281567bc1a44fb61e0fea330bf353648b40b9747454d6),
+                ^(loop_in & 600'h5943939e2ffb572fae1252b9c434e5c3d8d7dc293174bd10a5e181ed4f775cf7bc8b089f66640224932905e2da3019bad7ec78adb140ab3de0da25db8f27fd19857989b245a0dcba3a286b),
+                ^(loop_in & 600'hac81c9cd177d8b97d509a97ce21a7261cc6bec14989a568a5270e0fea7bbae5bd647844f93320112c9948af36d180cdd6bf63c56d0a0559ed06510edc793f68ec23cc4d920d06e7d1d1435),
+                ^(loop_in & 600'h5660ece68b3ec5cbe884d4be710d39b0c635f40a4c6d234529b8507751dd570deb21c2a7e991008964ea4d79b60c066eb5fb9e0b68522a4f48328876e3c9fb45619e426c9068373e8e8a1a),
+                ^(loop_in & 600'h2b307671451f62edf4426a7f38849cd86312fa05a61699a094dc2833a8eeaba6fd90e153d4c08044b2552ebcdb06033758fdcf05b42b1527a411443b71c4fda2b04f01364a349bbf47470d),
+                ^(loop_in & 600'h95b83b3aa20fb176f821353f9c424eec31897f02d30b4cd04a6e3419d677d5d376ca7029ea604022590a975c6d832193ac7ee782da178a93f208a01db8c27ed158a7a093251acddfaba186),
+                ^(loop_in & 600'h4afc1d9d5187f8bb7e101a9fc623277638c4bd81e985a66a25b73a0ceb3beae9b3653894d53020112c854bac36c190c1d63ff3c16d0bc549d90c500edc61376aacd3d041928de6efddd0c3),
+                ^(loop_in & 600'h97b929f2f6b5721ae12d285c637e583c8ddde292160ba11659189ed4eb73ccfba8a48df4e65012403050be15ae00db0d42c788dbc406b4df0d2265b1f03f71845d9a9b444206ca2392beb7),
+                ^(loop_in & 600'hcbdc9cf97bdab90d7096940e31bf2c1e46eef1498b25d8892c0c4f6a77b9e67dd45046fa7320092098085f0ad7804d86a363c46dea015aef869132d8783fb8c02ecd4da22103e511c15f5b),
+                ^(loop_in & 600'h65ce4e7cbded5c8eb84b4a2710df960f237f78a4c592e446968607b539dc731ee228237d199004904c2427876bc026cb53b1e236f502adf7c3489b6c3c1fd46217e6a6d9128172a8e8adad),
+                ^(loop_in & 600'h9842bf2cac83a738bfda7235c4b542c6afe6224ed8463bec2962d2e88a59313b77433a9deae800909810bc2aba06f06865d67ecf1b6ca0ab7be34932b1607dc427da1613cc9b48a81e5239),
+                ^(loop_in & 600'hcc01579656c1f3945fedb93ae258a1e377fb1327ec2315f414316974452c18bdb3a39dcef57400484c085e175d03583430eb3f6785b45055bdf1a499d8b03ee213ed2b09e44d247407291c),
+                ^(loop_in & 600'h6620abc92be0d9ca2df65cbd712e50719bf58b93763182f80a98b4ba22960c5ed9d1ce677ab2022426242f09ae01ac1a18751fb3c2d8282adef0d04c6c781f7309769584f026921a0b968e),
+                ^(loop_in & 600'hb33055e495f06ce514fb2e7eb0952838cdf2c7c9bb38c97e054c5a5d114b860f64eae7339d51011293121786d700f6050e3a8ff9e16e14154f706a26b63c0fb984bb6aca7813c90d0dcb47),
+                ^(loop_in & 600'hd9b822f24af8367a887d171f584a949c46f961e4ddbc64bf02a62d2688a5c307ba777399eea08089c9a90bc36b805b0a871d47fcf0b50a8aa7b83513db1e0fdcc25db56d3e09648686e7a3),
+                ^(loop_in & 600'h6cdc197b257c3b35443e8bafa4254ace037cb0f26ede325d81d316934652e183d53bb9ccf750404464d485e1b5c00d8d418e23de705a85c553d41a89ed8f0fec612edab69d0432634373d1),
+                ^(loop_in & 600'hb66e0cbf923e3d9aa21fc5f7d212a5e721be5879376f192ec0e98b49a12970c1ea9ddce67ba02022b26a4af2da6026c6a2c711ef302f42e289e20d4476c787f630174d5b4c821911a9bbe8),
+                ^(loop_in & 600'hc355b971651cb9f5eed590ee25be10353f310e72c3f1bf79491617445acd895b8a0dd4eed7301081c1059151d736c30336b5f6388b79015a1f1a4d908a03be3d3fd1b0be68da4400c28dcd),
+                ^(loop_in & 600'h618adcbab20e5cf2f76ac85712dd081abf98853961d8dfbca48b0ba22d66c4adcd04ea776b900a406082c0aaeb1b41819b5afb3c4dbe80ad2f8d24c8c501d71c9f68d85f366d22206944e6),
+                ^(loop_in & 600'h30c56e5d59070e717bb5e42b896e848d5fcc409cb0cc67dc52c5a5d114b36276ee82753b95c0052030616855750da0c0cfadfd9e26dd4056b7c692646280eb8c4fb46c27993691103ca073),
+                ^(loop_in & 600'he8e2badf300af97ac872cf9ecaa03e173eb12ca1c69fc886728786ebc497c0931d2d119658980120608592a75eb6b006c1431d4fd3c5b7a0168f8a4f20e89db3c0f7213da2c2f34da88032),
+                ^(loop_in & 600'hf4515d6d98057cb56439e7ef6d521f8b9f509650e36fec4139c3e37de24b60698696884b0c4400903042c153afdb580362a18e87e9e2db502b47c52790544ed9e0fbb09ed16179a6d44019),
+                ^(loop_in & 600'hfa28a6b6cc829e52b01c73d7b6a90fc5efa8492871b7f6209c61f1bef125b034cb4b44a586220048982160a9d76d8c09b350c763fcf16d2815abe293c80a276cf0fdd8476ab03cd362200c),
+                ^(loop_in & 600'hfd34535b66c16f295a0e39cbdb5487e2f7d4269438dbfb124eb0d8df7a92583a65a5a252c31102244c10b856eb36c60cd9a86391fe78b6142addf349640513b478fecc2bb5589e49b91206),
+                ^(loop_in & 600'h7eba21adb3e09794af079cc5edaa43715be2114a9c4df58b27d84c6fbd492c1d32d0d1296180811226085c29751b43066ed4b1c8ff3c5b0a156ef9a4322281da3c7f4615daac4f04d48903),
+                ^(loop_in & 600'hbf5d10d6d9704bc25783ce62fed721b8adf10aa5ce06f2c793ec0637dca4162e916a6894b0c0408993242e16ba0d8183356ad8c4779c2d850abf7cd2993140ef1e3fa302ef56a782624681),
+                ^(loop_in & 600'h5fae88696cb825e92bc167117f6b905c56f08752e7037963c976231bec528b1748b7344a78602044c9921f0b5d06e0c19ab5ec623bcc16428557bc694c98a0778f9fd18175abd3c1392340),
+                ^(loop_in & 600'h4715f6e98656cb865f927c367515f6b935c96d08353e7437963cb76e30be0518b9748bb344a01102046c9522f0b5c0660e19eb7ece21bc01742c567b0684cd8a07b8c9fd1a179aad341192),
+                ^(loop_in & 600'ha38afb74c32b65cb2dc93e3b3a88fb5cbae4b6841abf3219cb1e5bbf1a5f028c54b84559a250088182164a9178dac03b050c75bf6f12de809a1e293d836266c703dc44f68f0bcd769208c9),
+                ^(loop_in & 600'hd1c575ba6115b2e594e49f3d95447d2e7d7259428d7f910ce50f0dd78d2f81662a5e222cf1200640c10b254abc6d601d82863adfb78b6f406d0f149e41913b6381ee027b4585e69b410464),
+                ^(loop_in & 600'h0651a6e68e57f7486ad9e0af22b039cfbd9a89f672171b7c84a51c6bfa2139479ddb18beca480240822c9a43c2ae86d1826ca84757efc46f00b428abefb49c8144db381dc49fa305dd593c),
+                ^(loop_in & 600'h0328d373472bdbac356c705799581ce7dec544fbb92b85bc42528e3dff109c83c6ef8c5f45240120c1164521e1d74360c336d423a3f5e2b7805a1455f7da4640a2edbc0ee04fd182e6ae9e),
+                ^(loop_in & 600'h819469bba315edd61ab6b80bc4ae0e73ef6aa07d5cb5c2dc21a96716fd884e61e377c62f82920090608b2a92f06b81b0619b6a31d1f8f1dbe02d0a2a7bcd23205176de0f702768e173574f),
+                ^(loop_in & 600'h40ca3cdfd18ad6e30d5b5c25e2570739d7bd503e2e7ae96e10d4b3837ec42730f1b9e397c14100483045954978b5c0d830cdb518e8fe786dd01687153dc69992283b4f0fba13b470b9a9a7),
+                ^(loop_in & 600'ha0651e6fe8456b7984ad2e32f92b839ccbd6aa1f173d74b5086a79c1bd62939878def14bc0a082249802c2a6bcdac06c18665aac747f3cb6e80b438a9ec344cb141d878fdf09da185cd6d3),
+                ^(loop_in & 600'hd0328737f4a2b5bcc05697197c97c1ce45eb550f8bbeb25a84353ce0dcb1c9ec3c6f7825e05041124c2161535e6d40360c33ad76323f9e5b5405a3c54f41a2658a0ee3cfed84ed2c2e6b69),
+                ^(loop_in & 600'h68394399fad15ad6602bcbacbe4be06722fda887c5df512d421abe786e58e4f61637bc92f02020892610b0abafb6a01b0619d6bb111fcf2d8a0ad3e227a0d132c50771e7f4c276961f35b4),
+                ^(loop_in & 600'h324d072873bf7a235acc05797595c97c2ce45fb590f8bbe82528635fcd0dcb3c9ec0c6f7925012041124c2161575f6dc0360433adf622379c5b1415a7c64f41a26d880ee3cfe186edac1e6),
+                ^(loop_in & 600'h19068b96395f9d11af6682bcbac8e43e367a2fdac85c5df6129431afe486e59e476063fbe920090208b2690b0abadb6601b0a19d6fb311bcc2d0a2adbe12720d136c60771e7f8c176560f3),
+                ^(loop_in & 600'h0ca34dc91cafee80d5b3c15e5564729f3b3517ede42e26f9094a38d7f04372cf2bb2317dd490048104593487855d4db300d850cebfdb88de41685156df29390689b6303b8d3f460bbab279),
+                ^(loop_in & 600'h3ccda20b24a04a39bb4757ee81aecc0ae5ccbc9583b9ff6545f6a43c5feb4b610a94e3bf8438008108a4c42c54af2d706c309b14375bd811f9eb6d01d0855efa9320e26b143b1e3ee09f46),
+                ^(loop_in & 600'h9e66d10592d0251cdfa32bf740d7660572e65e4ac1dcf7b2a2fb721e2df525908d4a71dfe2140240047262142ad7b6b03418cdaa13afec88fcf5b6806862af7f4990513d881d8f3f784da3),
+                ^(loop_in & 600'h4f136880c968328e6fd115dba869b382b97b2f25e0ce7bd9517db90716fa12e846a7386ff10201208219390a15ebdb501a0c66f501d7f6c45e72d940b43157bda4c82896c40ec7bfbc26d1),
+                ^(loop_in & 600'ha789b4406434394737e88aeddc36d9c17cb59792f06735eea83edc8b8b7d095423539c37d8810090c12c94870a75eda00f06335a88e9fbe22f316ca05a38a3dcd264144b6207e3dfd61368),
+                ^(loop_in & 600'hd3c4d220321a1ca39bf44556e6196ce09e5ac9c9f83392f7541f6e45c5be848a11abce1bec40804860964a4385baf6d8058319ad4c74fdf13790b450ad3c59ec69320a2db30371cfe30bb4),
+                ^(loop_in & 600'h69c26910198d2e51cdfaa2ab730eb6706f2564e47c19c179aa0f972ae2df426508d7e70dd6204224304b2523c25d5b6c02c10cd6a6387e789bc0582856be24f43499051edb81b8e7f185da),
+                ^(loop_in & 600'hb4c134880c46b728e6fdd175b9855bb81792b0723e2ce8bed587cb9d716f21128c6bf386cb10211298059a91e1ae8db60360866b5b1e3f3c6de02e14ab5f12781a4ca2876fc0dc53f8c2ed),
+                ^(loop_in & 600'he6ad304d220311adca39bf745d6e6156ee05e4ac1c8f8b3a2fb561f2e75c5bc844a31afce1b0100844a60166a4786ba36d80d8219ad6c78fcf1b780b852ad7c49e069328a1dbf03714fe30),
+                ^(loop_in & 600'hf37698249181a8d6e51c5fba26b7302b5702f2560e67cd9d17da90f173ae2dc42a538dfe50d00a04225300b152bc35d1b4c06c10cd6b6347e78dbc0542956be24f83499c50ed783b827d18),
+                ^(loop_in & 600'h799b44124840d463728eafdd135998158b89792b0733eece8bed4878bbd796c21529c67f0860050211098858a95e1ae0d86036286eb7b123f3c6de02a14abdf1274184c628763c3dc13e8c),
+                ^(loop_in & 600'h30b6885f563cdb48252206468e539be8d5f745ad986b6e0bcbb2e4a83b3ed9e2f6a87d721c580102226602ca90c2bafdac1b181b08656ac75fbc47cfb6e0242aadf8a7b34b2044ec51d9e0),
+                ^(loop_in & 600'h187b4c2dab9e4da4109103234729cdf44afba0d6cc15b705e559725c1f9fecd17b543eb92e2400811113016548e15d76d40d0c0d8432b5638fde21e75b501a15567c53d1a590a27620ecf0),
+                ^(loop_in & 600'h8c1da614d54f26d20a488191ab94e6fa057dd06b660adb82f2acb92e0dcff668bdaa1f5c97120240088980b2a4f0aebb68060626ca1b5ab1c7ef12f32da80d08abbe09e0d0c8511b107478),
+                ^(loop_in & 600'h462edb0a6aa79361072440e8ddc873fd22b6e835b30565c179565c9f04e77b145ed50f2e6b8101200464c8595278575db4038333650fadd8e3f78b7916d4068455df24f06a6428ad803a3c),
+                ^(loop_in & 600'ha317658735d3c9b88192a05466e6397e915b761ad982b2e0bc2b0e4f8273bdaa2f68871735c080908232642ca9bc2ba6da01c199ba85d6ec51f3c5bc0b4a0b422aef927835321476c81f1e),
+                ^(loop_in & 600'hd18bbac39a69c4d440c9d00a33711cbf68a5bb0d6cc159725e958727c3395ed51fb6438bbae04048c1193214545e35d36f0060ccdd40ebf608f9e2de058505a315f7e93418998a3b6c0f8f),
+                ^(loop_in & 600'h68c5d563cdb4c2622064682519ba8e5fb45add86b660acbb2f4ac393e19c2f6a87db21c5fd70222460ac99082aaf1ae1b580b04666a075fb047cf36f02c28ad38a7bf4920c4cc51dbe05c7),
+                ^(loop_in & 600'h84f462eeb0e69a7135103274028cdc472fda296ec35b30565c97a561c9f0ce57b547ed90e2e010101230464c8515178d74dbc0183337503afd823e78b781614168c57dfa4d0626628edb03),
+                ^(loop_in & 600'hc25a317558f36d309888191a09466ea397ed16b761ad982b2ecbd2b0e4f8670bdaa1f6c87170080889182b26420aabc6b86d602c1199a81d7ec11f3cdbc0b0a2b4e29efd24831331476f81),
+                ^(loop_in & 600'h612d10baac79b6904e440c8d0ca337d1ebfe8b5b30d6cc179765c950727cb385ed50fbe438b00604448c1591218575eb5c36303600ced48ebf688f9e6dc058515af14f7692418998a3b7c0),
+                ^(loop_in & 600'h1dbc071ffb09d1876b0bd59e6b4c4d8832481a34e5337a3afd455ba1af30adb05cba5e2b1c98020489304c9a16a9385ebed71b700c1b36a1ab5c77f611e786f05ba0285ab7c57be9383664),
+                ^(loop_in & 600'h0ede0b8dfd84e8cbb5856acf3da4264419240d1a72b9bd1d7ea2add0d59856f82e5f2f958e4401024498264d0b54bc275f6b0d98060d9b50f5a639fb88f3cb782d5034255be23df4941932),
+                ^(loop_in & 600'h074f0dc4fec27465dac2356796d013220c9a068db95cde8ebfd156e86acc2b5c1f2d974ac7220081224c1b24852a5e1badb506cc0b04cda87adb1cfdc479edbc16281a12adf19eda420c99),
+                ^(loop_in & 600'h03878ee27f611a32ed619a93c36a0991064d0146dc8e6f455fe8ab7c376615ae0796cb25439102401126059242152f05d6da03460d8066d41d6d8c7ee23cf6dc0b142d0156f84f4d29044c),
+                ^(loop_in & 600'h81e3cf713f30ad1176b0cd69e9b50448832680a36e473fa0af7475b619b30ad70bc9659281c08120089302c9210a978aeb6d018306c0336a0ebec63ff11e7b6c050a1688ab7c27869c8226),
+                ^(loop_in & 600'hc0f1efb89f187680b958e6b4f4d882244193425137239fd057ba1ad30ed9054b85e6b2c960e040900449816690856bcd75b600c1836219b5075f611f78af35b602852b4c57be93c3464113),
+                ^(loop_in & 600'he078ffdc4f8c3b485eacf35a726c419200c1a3289b91c7ea2bdd0d69856c82a5c2f159e4b07020488224c0b148c2b5e6b8db8060c9b10c5aa3afb08f3c7792d9014295ae2bdf49c1a32289),
+                ^(loop_in & 600'heda078f3dc4fcc2b445dac335a7a6d411220c9a028db91cfe82bdd1d6d866cc2b5c2f25964a01020480224c0b24842a5e2badb4060c1b00cda83afb18ffc479edb014285a22adf09e1a720),
+                ^(loop_in & 600'h76f03c7bee27c61da02e5639ad3d3620891064d0944dc8e7f415ee86b4c3b64152e179acb25008102401126059a4215af35d6d803060d8866d41d7d847de2bcd6d80a14ad315efa4f0d190),
+                ^(loop_in & 600'h3b781e3ff713e30ed217ab3cd69c9b1064803068ca26e471fa8af7435a615b20a970bc5679200408122089302c5230ad79ae36e018326c4316a8ebec23cf1de4b64050a56b8af7d27068c8),
+                ^(loop_in & 600'h348834c944b15db81c78dc5fd09e30da05d584d53ced326c8248864a051ae526e8e7e857f458000824022982c942ea4c2abcaeada06d80c1a6c865a875ac77ec473c6f3b6c0b28342ab78a),
+                ^(loop_in & 600'h1a641264a2d88edc0e3cee0fe84d18ed02eac26a9e7691344124432d028d72b37473f42bfa240204120114c16421552e175ed776d034c060f36432d43af633f6239e3795b405141a155bc5),
+                ^(loop_in & 600'h0d320130516c476e071ef727fc268c76a17563354f1b409a209201968146b979ba39fa15dd12010289208260b2908a9f0baf6b9b601860b059ba196a1d7b11fb11cf1bc2da020a2d02afe2),
+                ^(loop_in & 600'h0699089a28b603bf038ffb93f61346bb70bab39aa78da04d10c900c340a3dc9cdd1efd8aee81008144b049305948454785d7b5cdb00c30d80cd50eb58ebd88ff88e7ade16d0185168155f1),
+                ^(loop_in & 600'h834c844f14db01d781c7fdc9f309a35d985d5bcdd3e6d8248864a061a2516e4e6e8d7e457740824022582c982ca402abc2ebdac6d804186c066a875ac77ec47fc4f3f6f0b68042ab48aaf8),
+                ^(loop_in & 600'h41a64a258aed80e3c2e3fec4f186d12eec26ade669d3641244325038d32837073f46bfa29ba04120110c164e16522155e1756d436c020c36033d43ad63bf623de279db705940a155ac577c),
+                ^(loop_in & 600'h20d32512c576e071e3717f4278c36817561354f3b4c9b209221928146b949ba39fa15fd16dd0209008a60b250ba930aaf2bab681b603069b2196a1d6b1dfb11cf1bcedb02ca0d0aade2bbe),
+                ^(loop_in & 600'ha4c1a642268a2d80efc0e3fee4fd84d1aedc2eace6a9e3681344324030d028f7273747bf62b0104020512c124c16521151e175ed736c030c36033543ad63af623fe239eb785b406145a055),
+                ^(loop_in & 600'hd260d32113c536c075e071ff727cc268d7661756f374f9b6092219281868945b939ba35f915008209008960b260b2900aaf0baf6b1b601061b019aa1d6b1dfb11ff13cfdbc2da010aad22a),
+                ^(loop_in & 600'h691069928962bb6038f0b8ffb13c61b44bbb09ab799a74d904910c940e34ca0dc1cfd1afe8a00410480443059385948855785d5b50db00830d80cf50eb58efd88f789e76dc165028556b15),
+                ^(loop_in & 600'h429682afc5ef93dd241ac80995118adb03be063cdc7fb27d84a33b4176c2d5b9a4f36926d04800109011282130b2616a4054f0b5eae9b51b403181839b033a86b51d7637ec8ff139e6f16d),
+                ^(loop_in & 600'ha16b4157e2f7c9e6920d6404c28ac5ed81df031eee1fd13cc2d19da0b9616afcda79b4134824000848089c10985910b5202a787afd76da0da010c2c1cda19d435a8ebb13f44778bcfb78b6),
+                ^(loop_in & 600'hd095a8a9f17be4f34906322261476276c0e7838ff70fe09c6168eed85eb0355e6d3cda09841202042404460a4c2c885a9215bc1d76bb6d06f000636066d0c6a3adc77d81fa233c5e7dbc5b),
+                ^(loop_in & 600'h686adc56f83dd271a483991138a1b13b6073c1c7fba7f84e30b4576c2d589a8f369e6d04e201010212022307261664254b0a5e2ebb5db603580831b033686b51d663bec8ff119e2f36dc2d),
+                ^(loop_in & 600'hb4156e2b7c9ee930d2414ca89c52d81db031e2e3fdd3fc2518da0bb616accd679b4d36825100808189011981930b1212a785af175dacdb018c0c18d8199435a8ebb1ff647f88cf379b6c16),
+                ^(loop_in & 600'h5a0abf17be4f74906b202654462b6c0ef818f371fec9f6128ced05db0b56e693cda49b410880424044a084c2c985a90153c2d7aba6d46d00c6060e6c0cea1ad475d8dfb23fc4e79bc5b40b),
+                ^(loop_in & 600'had055f8bdf279a483590130a2b17b6077c0c7bb87f44f30b467682e585abf369e6d04d20a4402120227042616442d480a9e1ebf5db683680430b073686750d6a3aec4fd11de2f3ede2d805),
+                ^(loop_in & 600'h1434256a2a7c5ef93cd2418c889851d89db039e0e3fdc3f827185a3bb617ac0d579b4f36826010808109011182930b2216a4856f075daedb41bc0018d819b431a8eb71df607e88cf179f6f),
+                ^(loop_in & 600'h0a1a1ab715be0f749c6920e6444e286c4ed81cf071fee9fe138c2d15db0b5626a3cda79b4130084040848088c1c985990952c2978baed76d80d6020c6c0cda1ad47598efb23fc4678bcdb7),
+                ^(loop_in & 600'h852d055b8adf27ba4c3490532a2714b6076c0c78b8ff74ff09463682ed85ab3359e6d34da0900420206240466064c2c484a9e16bc5d76b36c06303063606650d6a3aec7fd91fe233cde6db),
+                ^(loop_in & 600'hc44f1f3dbcb6c2d808a042ad0ab62af8bbe9ed2734a0dc813244c51b176c1da077831edc7f7800204089022608983262c90ba40a9c2af0ebebadadb606e01183066c19b866a15a9d6c77b1),
+                ^(loop_in & 600'he227879ede5b41640450a156855b157c7df4f6931a50664099a2628d8bb60ef033c38fee3fb4001020448113044c1931648552054e157875f5d6d4db037000c183360cd43350ad4eb63bd8),
+                ^(loop_in & 600'hf133cbcf6f2d80ba0028d0ab42af8abe1ef27b490d0833204c513146c5db077811e1c7f71fd200089022408982262c90b242a902af0abcbadaeb686d01980062c19b066a19a8d6875b1fec),
+                ^(loop_in & 600'h78b9ede5b716c05502146855a157c5df0f793da406a41992262898ab60ed03bc08f2e3fb8fe1020448112044c1931648592154a157875e5d6d7db43600cc083360cd83350ed4eb63ad8ff6),
+                ^(loop_in & 600'h3c7cf6f2db0b6022810ab42ad8abe2efa7b49cd2837204c913146c5db07681de0c7b71fde7f081022408982260c98b242e902a70abc3afaeb6b6d81b80460c19b066e19a856a75b1dec5fb),
+                ^(loop_in & 600'h9e1e7b796d05901142855a156c55f1f7d3da4c6941990266898a362ed83bc0cf0e3fb8fed3f0408112044c113064c5921548153855e1d7d75b536c0dc003060cd83350cd42b53ad8ef60fd),
+                ^(loop_in & 600'hcf2f3dbcb602e800a342ad0abe2af87bc9ed243420cc813144c51b176c1de047871fdc7f49f022408902260898b242c90aa40abc2af2eb6bada1b40660018b066c19a866a35a1d6c7fb07e),
+                ^(loop_in & 600'h23f889e1e7b796d05901142855a156c55f1f7d3da4c6941990266898a362ed83bc0cf0e3fb8011000408112044c113064c5921548153855e1d7d75b536c0dc003060cd83350cd42b53ad8e),
+                ^(loop_in & 600'h11fc4cf2f3dbcb602e800a342ad0abe2af87bc9ed243420cc813144c51b176c1de047871fdc00880022408902260898b242c90aa40abc2af2eb6bada1b40660018b066c19a866a35a1d6c7),
+                ^(loop_in & 600'h88de2e7b796dc5b01540851a156855f177c3de4f6901a90664898a262ad83b40ef023cb8fee0044081120448113064c5921648552855e1d7975b5f6d0d8033020cd83360cd43b53ad8eb63),
+                ^(loop_in & 600'h865436a2b575a3ab1fd87ee3f11f883c79ebcedeb6c5b02d0128214d0968ab455e29f1ef8f780040020812411208b049824cb245942d21a9054c29e1af1d7aead7b68db06c0360030c1b60),
+                ^(loop_in & 600'h432a1b535a3af1dd8fec3f51f88fc49e3cfde76f5b42d016801410a686b455a2af16f8f7e7b400208124012089045824c3265902c216905482ae16f0d7aebd776bdb46d036013001860db0),
+                ^(loop_in & 600'ha1b505abad1d58eec7f61f88fc45e2cf1e76f1b72d816809400a285b415a2af15f8b7c7bd3d200104092089044820c1261932ca16909482a615f0978ebd756b9b56d83601b001820cb04d8),
+                ^(loop_in & 600'h50da8ad5d68eac7f61fb8fc47e20f1e7af3b7adb16c0b404a0853425a2ad1578a7c7be3dc9e100082049044822c1260932c91650b486a41530a786bc75ebab5eda36c1b00d800c306d826c),
+                ^(loop_in & 600'ha86d4d68ebc7763fb0fd47e23f1278f3f79dbd6d0b405a0050429a1ad1568abc5be3df9ee4f08204900482241160930c99640b085a41520ab85bc35ebaf5ddaf6d1b40d804c0061836c336),
+                ^(loop_in & 600'hd416aeb47563bb1fd87e23f1178b3c79dbc6dcb605a0250028a16d0568abc57e2df1ef4f5270410248224112083049864cb285a42520a9857c25e3af5d5ae6d5b60d806c0060832c13619b),
+                ^(loop_in & 600'h6a2b575a3ab1fd87ee3f11f883c79ebcedeb6c5b02d0128214d0968ab455e29f1ef8f727a93020812411208b049824cb245942d21a9054c29e1af1d7aead7b68db06c0360030c1b609b0cd),
+                ^(loop_in & 600'h3361950da8ad5d68eac7f61fb8fc47e20f1e7af3b7adb16c0b404a0853425a2ad1578a7c7be01200100082049044822c1260932c91650b486a41530a786bc75ebab5eda36c1b00d800c306),
+                ^(loop_in & 600'h1990ca86d4d68ebc7763fb0fd47e23f1278f3f79dbd6d0b405a0050429a1ad1568abc5be3df0090008204900482241160930c99640b085a41520ab85bc35ebaf5ddaf6d1b40d804c006183),
+                ^(loop_in & 600'h0ce86d416aeb47563bb1fd87e23f1178b3c79dbc6dcb605a0250028a16d0568abc57e2df1ef004800410248224112083049864cb285a42520a9857c25e3af5d5ae6d5b60d806c0060832c1),
+                ^(loop_in & 600'hdaeda6d86d06c068058018018c1ac16c26c66c6686686a85a85ab5a75875c76c7ec7ec7ec7e800800800840a4024224224228218298098c9ac92c82c42e42a42a42a42ac2bc2bc2bcebeeb),
+                ^(loop_in & 600'h6d76d36c3603403c00c00c20c60f60363363343343143d42d4ad7ad3ae3a63b63f63f63f63f4004004204205201211211011c10c14c24c64d6416616215215215215215e15e15e35e75d75),
+                ^(loop_in & 600'hb69b61b41b01a016006006306b05b09b19b19a19a1aa16a16ad69d61d71db1fb1fb1fb1f91f2002002102900908908908a0860a6026326b24b20b10b90a90a90a90ab0af0af0af3afbaeba),
+                ^(loop_in & 600'hdb4db0d80d00f003003083183d80d8cd8cd0cd0c50f50b52b5eb4eb8e98ed8fd8fd8fd8fc8f10010810814804844844047043053093193590598588548548548548578578578d79d75d75d),
+                ^(loop_in & 600'h6d86d06c068058018018c1ac16c26c66c6686686a85a85ab5a75875c76c7ec7ec7ec7e47c470800840a4024224224228218298098c9ac92c82c42e42a42a42a42ac2bc2bc2bcebeebae9ae),
+                ^(loop_in & 600'h36c3603403c00c00c20c60f60363363343343143d42d4ad7ad3ae3a63b63f63f63f63f23e2304204205201211211011c10c14c24c64d6416616215215215215215e15e15e35e75d75d76d7),
+                ^(loop_in & 600'h1b41b01a016006006306b05b09b19b19a19a1aa16a16ad69d61d71db1fb1fb1fb1f91f11f1102102900908908908a0860a6026326b24b20b10b90a90a90a90ab0af0af0af3afbaeba6bb6b),
+                ^(loop_in & 600'hd76d76d76d36c3603403c00c00c20c60f60363363343343143d42d4ad7ad3ae3a63b63f63f6010014004004204205201211211011c10c14c24c64d6416616215215215215215e15e15e35e),
+                ^(loop_in & 600'h6bb6bb69b61b41b01a016006006306b05b09b19b19a19a1aa16a16ad69d61d71db1fb1fb1fb00a002002002102900908908908a0860a6026326b24b20b10b90a90a90a90ab0af0af0af3af),
+                ^(loop_in & 600'hb5db5db4db0d80d00f003003083183d80d8cd8cd0cd0c50f50b52b5eb4eb8e98ed8fd8fd8fd0050010010810814804844844047043053093193590598588548548548548578578578d79d7),
+                ^(loop_in & 600'h2c8590b21642c8590921a4148a91522a4540aa15c2b85f09e1bc178af35eebdd7bad75aeb5d8010020040080100220440881901202404889112224440881182304608c1981302624cc9993),
+                ^(loop_in & 600'h1642c8590b2164248690522a4548a91502a8570ae17c2786f05e2bcd7baf75eeb5d6bad75ae40080100200400881102206404809012224448891102204608c1182306604c0989332664ec9),
+                ^(loop_in & 600'h0b21642c8590921a4148a91522a4540aa15c2b85f09e1bc178af35eebdd7bad75aeb5d6bad720040080100220440881901202404889112224440881182304608c1981302624cc9993b2564),
+                ^(loop_in & 600'h8590b2164248690522a4548a91502a8570ae17c2786f05e2bcd7baf75eeb5d6bad75aeb5f6b100200400881102206404809012224448891102204608c1182306604c0989332664ec9590b2),
+                ^(loop_in & 600'h42c8590921a4148a91522a4540aa15c2b85f09e1bc178af35eebdd7bad75aeb5d6bad7dadb5080100220440881901202404889112224440881182304608c1981302624cc9993b25642c859),
+                ^(loop_in & 600'h2164248690522a4548a91502a8570ae17c2786f05e2bcd7baf75eeb5d6bad75aeb5f6b6d6da0400881102206404809012224448891102204608c1182306604c0989332664ec9590b21642c),
+                ^(loop_in & 600'h90921a4148a91522a4540aa15c2b85f09e1bc178af35eebdd7bad75aeb5d6bad7dadb5b6b6d0220440881901202404889112224440881182304608c1981302624cc9993b25642c8590b216),
+                ^(loop_in & 600'h64ec9590b21642c8590b2164248690522a4548a91502a8570ae17c2786f05e2bcd7baf75eeb010020060040080100200400881102206404809012224448891102204608c1182306604c098),
+                ^(loop_in & 600'hb25642c8590b21642c8590921a4148a91522a4540aa15c2b85f09e1bc178af35eebdd7bad75008018010020040080100220440881901202404889112224440881182304608c1981302624c),
+                ^(loop_in & 600'h590b21642c8590b2164248690522a4548a91502a8570ae17c2786f05e2bcd7baf75eeb5d6ba0060040080100200400881102206404809012224448891102204608c1182306604c09893326),
+                ^(loop_in & 600'h802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200),
+                ^(loop_in & 600'h401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100),
+                ^(loop_in & 600'h200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080),
+                ^(loop_in & 600'h100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040),
+                ^(loop_in & 600'h080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020),
+                ^(loop_in & 600'h040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010),
+                ^(loop_in & 600'h020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008),
+                ^(loop_in & 600'h010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004),
+                ^(loop_in & 600'h008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802),
+                ^(loop_in & 600'h004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401)
+            });
+        // part_end at the generator's roots is the beat's first 2 symbols times x^30 there
+        p_part_end_ref: assert ({
+            ^(part_end & 300'h80193baf60ec56de2a64783464f0328e4d6cbbc16abaea9710dd949d2c94743339169fcfccb),
+            ^(part_end & 300'h402c95d5b0f60b6f15323c1a3a78194706be5fe0b57d7d49886eca46944a3a399c894f67c65),
+            ^(part_end & 300'h20164ae8d8fb05bf88991e2d1d3c0ca3835f2df0dabeb6a6c437452b4a259d1cc644a733e32),
+            ^(part_end & 300'h100b2d766cfd82d7c44c8f36869e06d1e1a794f8ed5f5351621b8295a7124eae6b225319d19),
+            ^(part_end & 300'h080596bb367ec16be226c7bb4b4d03e8f0dbca7cf6afa1a8b18dc142d189a7573d93298cc8c),
+            ^(part_end & 300'h0402cb5d9b3f40bdf113e3ddada681f45865e73efb77d8d658c6c0a168c453ab96c994c6646),
+            ^(part_end & 300'h02216daccd1f805efa8971eed6d340fa0c32f39f7d9bec6b2c636058b462a9d5c364ca63123),
+            ^(part_end & 300'h01098d7b0663b6f15720c0e3079992736b75c20e545714a086ec24b974a5a0d9d8a4fa7e65a),
+            ^(part_end & 300'h00a4cebd83b1db78a990e05183ccc939b5b2e307aa2b8a5043761254ba52d04ce4527d3f32d),
+            ^(part_end & 300'h0072675ec1d8edbc54c8f028c9e4641cdad97383d535c52a21bb292a5d29e82672293e9f996),
+            ^(part_end & 300'h80326ebf06c75bcab60d1d827d5a20e5115ad8acd9c874b67139463c0a2d3129db999153f3f),
+            ^(part_end & 300'h4019375d8363ade559060ee136ad1072a8a56e56ece4325b389ca31605161894e5cec829d9f),
+            ^(part_end & 300'h202c9baec1b1f6f2ac830770935488b97452b52bf672112f9c4e718b008b0c6a7ae76494ccf),
+            ^(part_end & 300'h101645d760d8db715641039849aa44dcba2158957b390097ce2738c5804586353571b2ca467),
+            ^(part_end & 300'h080b2ae9b0ec6db8ab2081cc2cd5226e5d10ae4abd9c884be793bc62c222c33a9ab8d965233),
+            ^(part_end & 300'h04059d74d8f616dc5590c0c61e6891372e8057255eee4427f3c9de316111e19d4d5c6c32b19),
+            ^(part_end & 300'h0202c6ba6cfb0b6e28c8e0630f36489bb7482b922f572213f9e4ef18b28870ceaeae369958c),
+            ^(part_end & 300'h011305e0303ade75a069ed93fac10428caf6cd65ce43e5bf8dcb31b05169894e8ccc8a9f5f9),
+            ^(part_end & 300'h00898af0181d6f3ad03476c9f5608294457b66b26721f2ddc6e598d028b4c4a74e66454f8fc),
+            ^(part_end & 300'h0064cd7a0c8eb795681a3b44fab041ca22b5b159b390f96ce372cc68145a6253a73322a7e7e),
+            ^(part_end & 300'h8024caf03075b9ed0a93b17ee174daa07471ae5c83945c5e10bfbc9bc45888a18a9d736469f),
+            ^(part_end & 300'h40326d78183afcf68749d8bf70ba6dd03a30d72ec1ea2e2d08dfde4de22c4470cd4eb9b214f),
+            ^(part_end & 300'h20193ebe0c1d5e7b41a46c7fb85d36683d186b97e0d51716846fcf2ef316a2386ea55cd90a7),
+            ^(part_end & 300'h102c975f068eaf35a0d2b61fdc2c9b343e8c37cbf06a8b894237c79f798bd11c3752ae6ca53),
+            ^(part_end & 300'h08164bad83c7779ad069db0fe6144d1a3f4619e5f83545c4a11bc3cfbcc568ae13ab5736729),
+            ^(part_end & 300'h040b25d6c1639bc56834eda7fb08268d1fa30ef27c1aaae2500de1e7de62347709d7ab1b194),
+            ^(part_end & 300'h02059aeb60b1edeab41a76d3f5841346afd985793e2d5d712886f0fbed319a1b8ce9d58d8ca),
+            ^(part_end & 300'h0126078580ad4f18509e8a371bb6d303239d6ee01ca2f2e484fce4ee32c0458c44eb99228fa),
+            ^(part_end & 300'h00930bc0c0d6a7842a4fc53b85db698191c6b5700e51717042fe727f196022c62a75cc9167d),
+            ^(part_end & 300'h004985e060eb73ca152762bdc2edb440e8e358b80728b8b8217f39378cb01143153ae6c893e),
+            ^(part_end & 300'h80098bc1805abc4281ef44c78a33cd48ae5456d9b2dcff6bd7a521b87bef62e88c32a7b9a45),
+            ^(part_end & 300'h4024c5e0c0ad5e2140f7a263cd19e624772a296c594e7fb7eb5290dc3df731744e1b535cf22),
+            ^(part_end & 300'h20326af060d68f10a27b5131e68cf3921b9d16b6aca737d9f5a948661efb989a270fa9ae591),
+            ^(part_end & 300'h10193d7830eb6788513d28b8fb4679c90dce895b567393eefad4843b0d7d4c4d1b85d4572c8),
+            ^(part_end & 300'h082c9ebc1875b3c4289e145c7da13c64a6e744ad2b19c1f77d6a621d84bea6268dc0eaabb64),
+            ^(part_end & 300'h0416475e0c3af9ea164f8a2e3ed29e32737ba05695ace0f9be35310ec25fd33346e275d5db2),
+            ^(part_end & 300'h020b2baf061d7cfd0927c537176b4f1939bdd02b4af6787edf1a9887612fe999ab733aeacd9),
+            ^(part_end & 300'h010c1e1403d42234077c267c01866a443282becc97a7cb56b8284df3cb78160451893acce29),
+            ^(part_end & 300'h00a60f0a016a311a03be131e08c3352239415f66cbf3edab5c9406f1e7bc8b2220c69de6514),
+            ^(part_end & 300'h0053078700b5388503df898f04639a911ca8adb365f9fed7ae4a0370f3dec59118614e7308a),
+            ^(part_end & 300'h80130f0803a848f02fc5c803b27ec226f40a3b5be0b25f650fb7cd4886c3becc5a2218a7733),
+            ^(part_end & 300'h4009878601d4047017e26401d13d61135a0d1dad707927b0875bc6ac43615f662d130c53b99),
+            ^(part_end & 300'h2024cbc3006a223809f13200e09eb0098d0e8cd6b81c9bda432de35623b02f93168b86a9dcc),
+            ^(part_end & 300'h103265e180b5311406f89920784d5804c68f446b5c0e45ef2196f1ab11d897e98345c3d4ee6),
+            ^(part_end & 300'h08193af0c05ab88a037c4cb03c26ac82634fa0352e0722f7904b78d58aec4bf4c9a2e1ea573),
+            ^(part_end & 300'h042c9d7860ad7c4503be26781613564111afd21a97039179c8259c62c77625fa6cd370752b9),
+            ^(part_end & 300'h02164ebc30d69e2283df133c0309ab20a8d7eb0dcb81c8bee412ce3961bb92dd3669b83a95c),
+            ^(part_end & 300'h011828541b4307e16e2a419db3fa1736a061cedd0552bb387dbeaa54361ef7a2c114c43a19d),
+            ^(part_end & 300'h008c1c280da1a3f0b71520ced9ff0b9b5038e56e82895d9c3edf75221b0ffbf16888629d0ce),
+            ^(part_end & 300'h00660e140650d1f05b8a904764fd854da81472b7c164aece1f6f9a910d877dd8b444314ea67),
+            ^(part_end & 300'h80260c281b865fbb6ead34ac5dc7683cd22e515f987cb83a2f7212dc6988d86fb62e22311d0),
+            ^(part_end & 300'h40130e140d430fd5b5561a762ee3b49e491728afcc1e5c1d17b9096e36c4ec17d31511188e8),
+            ^(part_end & 300'h20098f0806a187e2d8ab0d1b1f71da4f248b9457662f2e0e8b5c84b71962760be98a880c674),
+            ^(part_end & 300'h1024c7840350e3f16c5506ad8fbaeda7b24dca2bb3179f05452e42538cb1bb25f4c7448613a),
+            ^(part_end & 300'h08326bc201a851f0b62a8376cfdd76d3d926e515d98bcf82a2172129c658dd92fa61a2c329d),
+            ^(part_end & 300'h041935e300d408f05b1541bb6fecbb69cc93728a6ce5e7c1518b909ce32c6ec97d30d1e194e),
+            ^(part_end & 300'h022c9af1806a04702f8a20ddb7f45db4c649bb45b672f3e2a8c5c84e73963764be9a6870ea7),
+            ^(part_end & 300'h01304150db337d8b7968a4e28e3f46e691028efdc365c1c97b90d6f35043c3fde1611689683),
+            ^(part_end & 300'h009820a86d19becdbeb4d271471da3f34889457e61b2e0e4bdc84b71aa2161fef8b08bc4b41),
+            ^(part_end & 300'h004c1854360cff66dd5a6918ab8ed179a44ca2bf30f970705ee425b8d710b0df7c5845627a0),
+            ^(part_end & 300'h800c10a8db66f63bce859ee26e061358536819cd7456ccbdf0a88b912f8d622c3fbc588b494),
+            ^(part_end & 300'h402608546d337b1de7424f513f0309ac09b40ce6ba2b665cf85445c095c6b13617de2c4584a),
+            ^(part_end & 300'h20130c283619bd86f1a127a89781845604da0473dd15bb2e7caa22e848e358bb0bef1622e25),
+            ^(part_end & 300'h10098e141b0cfecb7ad093d443c0c2ab026d02396e8ad5973ed5317426712c5d85f58b11712),
+            ^(part_end & 300'h0824cf080d867f6dbd6849ca21e061d58136811cb7456acb9f6ab8b21338962ec2f8c588989),
+            ^(part_end & 300'h0432678406431fb6deb4a4c518f2306ae093428e5b82b565cfb55c510b9ccb37697e62444c4),
+            ^(part_end & 300'h02193bc003a18fdb6d5ad2628c7918355041a347adc152b0e7daae2087cee59bb4bd31a2062),
+            ^(part_end & 300'h0120854ada3631de7828f7d320389fc2db40ca6ea2b665e78345dc896c6a10e1ede2c05a4a5),
+            ^(part_end & 300'h00b042a76d9b18ef3e147bc9981c4f614da06737d15b32f3c1a2ee44b6358870fef1602d252),
+            ^(part_end & 300'h00582151b6cdac779d0a3dc4cc0c27b0a6d0339be8ad997be05157225b1ac4187f78b016929),
+            ^(part_end & 300'h801822a6da6c0753c680f8883db3dcda3cd8811ae8eb70aeb2cfaa81704bc6a2187af1c0b4b),
+            ^(part_end & 300'h400c11536d3623a9e1407c641edbeeed1e64428df475b05559e7f548b825e3710c3f78605a5),
+            ^(part_end & 300'h202600a9b69b31dcf0a0be32076ff7768f322146fa1ad828ac73daac5e127198861fbcb02d2),
+            ^(part_end & 300'h10130854dbcd98ee7850df1903b7fbbb679910a3fd0d6c165639ed5e2d0938ec4b0fde58169),
+            ^(part_end & 300'h08098c286d66ec7f3c28ef8c81d9fd5d93c48a517e86be092b9cf6a714849c562d87ef2c0b4),
+            ^(part_end & 300'h0424ce14363376379e14f7e640ecfe2ee9e24728bf43570495ce7b5b8842ce0b1ec1f71605a),
+            ^(part_end & 300'h02326f081b19bb1bcd0a7bd320767f1774f923945fa1ab824a673da5c421e7258762fb8b22d),
+            ^(part_end & 300'h01011522d760fade2005c541ad8ae3d1a6a410d0471ba56d977c145b925b3510d3cb8c0525d),
+            ^(part_end & 300'h00a08a936bb05d6f1202e2a0d6c77168f3520868a3add2b6cb3e2a25c92d1a8861e7c60292e),
+            ^(part_end & 300'h00704549b5d80eb78901f1506b63b8b479a10634d1d6e159659f1512e4968d4430f1e381697),
+            ^(part_end & 300'h80304a92d7c1ab511c5bab693513c009f0bb4f24e52fd1af052b39faa0b94b4d486fc918d49),
+            ^(part_end & 300'h4018254b6b60f5a88c2d55b49289e084d85da5927297e0d782959cfd505c2586a435e48c4a4),
+            ^(part_end & 300'h200c12a5b5b07adc44162ada4144f0c26c26d0c9b96bf869c14ace76aa2e12e35218f2c6052),
+            ^(part_end & 300'h10260152dad81d6e200b154d28a0786116136864dc95fc36e025673b57170971a10c79e3029),
+            ^(part_end & 300'h081300ab6d6c0ebf10058a869c523c30ab09b4326e4af6197092b39dab8b84b8d8843cf1814),
+            ^(part_end & 300'h04098855b63607578a02c543462b1e185584d8193705730cb8c959ced5c5425c6c421e78c0a),
+            ^(part_end & 300'h0224cc28db9b23a3c501e281ab178f8c2ac26c0c9ba2b9865ce4acef6ae2210e36230fbc605),
+            ^(part_end & 300'h01022486ba0c1a88fedb5a09e89a074fc5da792228fe8d6c2b594f8515c85bea537e4ec6e4b),
+            ^(part_end & 300'h00811a435d062d447d6dad24f44f0327c2ed3c91947f46b415aca7ca8ae42df521bf2763525),
+            ^(part_end & 300'h00608521ae8316a23cb656927a278113e1769e48ca1fa35a0a5673e5457296da90df9331a92),
+            ^(part_end & 300'h80208a42ba182a17edbc42bbec836cdc68cd589b065b957e1ae08accfaa2722dfa52fe39776),
+            ^(part_end & 300'h403045235d0c3503f6dea17df643b6ee3466ac4d030dc2bf0d70656e7d51b916f52b7f9c9bb),
+            ^(part_end & 300'h20182a91ae061a81fb6fd09ef321dbf71a33542681a6e15d86b812b73ea85c8b7a95bf4e4dd),
+            ^(part_end & 300'h100c154ad7832d48fdb7684f7990edfbad19a81340f378acc35c09539f542e65bd48df2706e),
+            ^(part_end & 300'h082602a76bc196a47edbb427b4c876fdf68cd609a079b456612e24a9cdaa1712d6a46f93a37),
+            ^(part_end & 300'h04130151b560eb523d6d5a13d2643bfefb4e6904d01cda2b3097325ce6d58b89635037c9f1b),
+            ^(part_end & 300'h020980aadab075a11cb6ad09e1301d7f5daf3482680e6d1598cbb926736ac5c4b1aa1be4d8d),
+            ^(part_end & 300'h01044215d7c010cf61e7141f141b62e3c61ac0da325cabf4d6055657c11790efa287f3cb3b0),
+            ^(part_end & 300'h0082290aeb60286fb2f30a2f820db171e305626d192e55f86b82ab23e28bc877d943f9e59d8),
+            ^(part_end & 300'h004114857530143fdb798537c906d8b8d18ab1360cb72afc35c15599f145e41be4a1fc72eec),
+            ^(part_end & 300'h80011909d780433b1e7880855d268981cfe76b9a825039b8af86b05ac9f08bd0ff5e109c710),
+            ^(part_end & 300'h40208486ebc0219d8f3c4062a69144c0e7fbb7cd41281cdc57c3782564f845c87fad08ce188),
+            ^(part_end & 300'h20304a41756010cec79ea0315348a2e053f5d9e620b40e6e2b619c12b27ca2e437d684e72c4),
+            ^(part_end & 300'h10182522ba30286f63cf5038a1a451f009f2ecf3105a07351530ee095b3e51721be942f3962),
+            ^(part_end & 300'h080c1a935d18143fb1e7283c50d2287804f17679880d039a8a985704af9fa8b90df4a1f9cb1),
+            ^(part_end & 300'h04260549ae0c2a1fdaf3143e206b143c0270b93c440681cf45cc0b8255cf545c86fa50fce58),
+            ^(part_end & 300'h021302a6d7063507ef790a1f18358a1e21385e9e222348e7a26625c928e7aa2e4b7d28fe72c),
+            ^(part_end & 300'h0108985abc0359b8ebc405aad93c4c0eff7b44d513419dc97e3582b65f835ec7dae084e3486),
+            ^(part_end & 300'h0084442f5e018cdc75e202d5649e26077fbda26a0980c6e6bf1ac15b2fc12f43ed704271843),
+            ^(part_end & 300'h00422217af00c66638f1014aba4d13039fded33504e063715f0d60a597e017a1feb82138e21),
+            ^(part_end & 300'h8002242ebc06e6c75847b6f42ef883b147809c5d3cc82a066e57c6b0af2f83bd9f6b174b6a5),
+            ^(part_end & 300'h400112175e037363ae235b5a1f7e41d8a3c84c2e9e441d03372bc3505597c1decfb78b25b52),
+            ^(part_end & 300'h2020890baf0199b1d7112dad07bf206c71ec26174f2206839b15e1a82acbe0ef67d9c512da9),
+            ^(part_end & 300'h10304485d700ccd8eb8816d683dd90b638f6130ba7910341cd8af0dc1565f057b3eee2094d4),
+            ^(part_end & 300'h08182a42eb80466c77c40b6b49ecc8db1c730985d3c881a0e645586e0ab2f80bd1f5718486a),
+            ^(part_end & 300'h040c152175c0033639e20595a4f664edae3186c269e448d073a28c3705597c05e0fab842635),
+            ^(part_end & 300'h02260a92ba60219b1cf102ead2793276f718c161b4d2246a39d1661b80ac3e22f87f5c2131a),
+            ^(part_end & 300'h01112165e136f60ad63fb7a147c41a8a3c04feede681303372bf75b56d791caceb54b95bd28),
+            ^(part_end & 300'h008890b2f01b5b0d691fdbd0abe20dc51e027d76f3609819b95f9ad2b4bc0e767da85c2de94),
+            ^(part_end & 300'h00444859780d8d8eb48f6de85df106628f013cbb7990440cdcafcd615a5e073b3ed62e96d4a),
+            ^(part_end & 300'h800440b1e16d9836a3f6f3d012ae4f4cbb671d8485e79209036e6fdadd6cf2f2573d4521fae),
+            ^(part_end & 300'h4002285af036ec1b51fb79e8015527265dbb8cc2c2d3c106813717ed6eb67979239ea290fd7),
+            ^(part_end & 300'h2001142d781b7605a8fdbcd408aa93130eddc4616169e883409babf6b55bbc9c99cd51c87eb),
+            ^(part_end & 300'h10208216bc0d9b0ad47ede4a0c574989876ee230b0b4f441a0cdd5f358ad5e4e4ce6a8e41f5),
+            ^(part_end & 300'h0830490b5e06cd8d6a3f6f050e29a444c3bf7118585a7220d0e6caf1ac562f07267354722fa),
+            ^(part_end & 300'h04182487af0366ceb51fb7828f14d2a241dfba8cac2d391068734570d42b97839b39aab937d),
+            ^(part_end & 300'h020c1a41d701b367588fdbe14f88695100efdf465636948a3439a2b86815cbc1cd9ed55c9be),
+            ^(part_end & 300'h012245930a6d41850fb19e00b56a7b641b18f0272efcd04c1972be86eb669712b9f22f0f971),
+            ^(part_end & 300'h009122cb85b6a0ca87d8cf005ab53d322d8c7a13175e68240cb97f4b75b3cb895cf91787eb8),
+            ^(part_end & 300'h00489167c2db706d43ece7a025589e9936ce3f090b8f341206dc9fa5bad9e5e4ae7e8b43f5c),
+            ^(part_end & 300'h800892cb0adac608671dc46db42be2349131db7130a173ce0906794e8dd198782b2e0ed9daa),
+            ^(part_end & 300'h40044167856d4304318ee216da15f11a6890efb81870b9e504031caf46e8cc1c159707eced5),
+            ^(part_end & 300'h200220b3c2b6818a1ac7f10b6d0af80d144077dc8c1854f08281ae5fa374662e0acb83f676a),
+            ^(part_end & 300'h10011859e1db60c50f637885b6877c068a203bee462c2a784140f72fd1bab3170567c17b3b5),
+            ^(part_end & 300'h0820842ef06db06a87b13c42db43be8345181ff7a3161d3e20a05b97eaddd98b82b3e0bdbda),
+            ^(part_end & 300'h043042157836d83d43d89e0165a3df41a28c0ffbd1ab069d10d00dcbf56e6ce5c959f05efed),
+            ^(part_end & 300'h0218290abc1b6c16a3eccf00bad1ef20f14e05fd68d58b4c886826e5fab7b672e4acf82f5f6),
+            ^(part_end & 300'h0104864c54d7700334eb23ede14315a4c99edb8f84cbbe684d324a34728ac341597872ce551),
+            ^(part_end & 300'h00a24b242a6b9801987511f6f0a38ad244c76dc7c245df342619251a3b4561a0acbc39672a8),
+            ^(part_end & 300'h0051259215b5cc00ce3a88db7853c5692263b6e36102e798130cb28d1fa230f0565c1cb3b54),
+            ^(part_end & 300'h80112b2454ae8039b2b57ef9e02d68ef81a5103bdc5841779a26f24469cd57f5bb665c2b3c1),
+            ^(part_end & 300'h400895902ad7601cdb5a3f7cf016b4f7e0d2881dee0c20bbcd13592a34e62bdad5b32e95be0),
+            ^(part_end & 300'h200442ca156bb0066fad1f9e78095a7bd061440ef706185de6098c95187315cd6adb974adf0),
+            ^(part_end & 300'h100221670ab5d80335d68fef3406ad3dc838a207fba30c2cf304c6428e398ac6b56fcb254f8),
+            ^(part_end & 300'h080110b385dacc0198eb47f79a01569ee41c5303fdd1861679824329451c454352b5e592a7c),
+            ^(part_end & 300'h0420885bc26d4600cc7523dbc500ab4f72062b81fee8cb093c41019ca28ea2a1a15af2c973e),
+            ^(part_end & 300'h0230442de1b68308663a11ede2805527990b17c07f7465869e2080ce5347d170d0ad79e4b9f),
+            ^(part_end & 300'h01090932a475c1bd81a8f60f116f427c4d2899dbe3c27bb4d5369223426ebf6ddb32e05960e),
+            ^(part_end & 300'h00848c9952bac0d6c2d4fb2780b5a1be06944ced71e135da6a9b4911a3375f96ed9970acb07),
+            ^(part_end & 300'h0062464ca95d4063616afdb3c05ad0df034a2476b8f092ef354da488d39bafeb76ccb856783),
+            ^(part_end & 300'h80224c9aa4ebc6dc1a86c74476f280ab5ef835441d9c709ddad5ad388206e528e4546badb2e),
+            ^(part_end & 300'h4011264d5275c3660d4363a23b7940558f7418a20eee384eed6af694410372b47a283556f97),
+            ^(part_end & 300'h20089b24a9bac1bb06a1b1f11dbca02ae7b20c5107771c2576355b422281b97a3d161a2b7cb),
+            ^(part_end & 300'h10044590545d40dd8350d8f886dc501553d9062803bb8610bb9a8da91340dcbd1e8b0d159e5),
+            ^(part_end & 300'h080222c82aae8066c1a8ec7c4b6c288a89ec831481fdc3085dcd66d489a06e7e8745860aef2),
+            ^(part_end & 300'h0401116615d7403362d4f61e25b614c564f6418ac0fee1842ee6936244d0373f4ba0c305579),
+            ^(part_end & 300'h022080b30a6ba019b16afb0f12d90ae2927322c5e07f78c217f349b920689b9fadd261828bc),
+            ^(part_end & 300'h011204c1215e36d0c0333ae3f79c055a37c1a626eda3c4fed1ac29e4103228c732bf5b6cd70),
+            ^(part_end & 300'h0089026290af1b6062191d51fbce02ad3be0d11376f1e27f685634f208199463915dadb64b8),
+            ^(part_end & 300'h0044893148d78db8310c8e88fde50156bdf06a893b78f13fb4ab1a71040cca11c8acd65b25c),
+            ^(part_end & 300'h8004826121bc1b5603365abd8f11b7281567bc1a44fb61e0fea330bf353648b40b9747454d6),
+            ^(part_end & 300'h40224932905e2da3019bad7ec78adb140ab3de0da25db8f27fd19857989b245a0dcba3a286b),
+            ^(part_end & 300'h20112c9948af36d180cdd6bf63c56d0a0559ed06510edc793f68ec23cc4d920d06e7d1d1435),
+            ^(part_end & 300'h1008964ea4d79b60c066eb5fb9e0b68522a4f48328876e3c9fb45619e426c9068373e8e8a1a),
+            ^(part_end & 300'h08044b2552ebcdb06033758fdcf05b42b1527a411443b71c4fda2b04f01364a349bbf47470d),
+            ^(part_end & 300'h04022590a975c6d832193ac7ee782da178a93f208a01db8c27ed158a7a093251acddfaba186),
+            ^(part_end & 300'h020112c854bac36c190c1d63ff3c16d0bc549d90c500edc61376aacd3d041928de6efddd0c3),
+            ^(part_end & 300'h012403050be15ae00db0d42c788dbc406b4df0d2265b1f03f71845d9a9b444206ca2392beb7),
+            ^(part_end & 300'h0092098085f0ad7804d86a363c46dea015aef869132d8783fb8c02ecd4da22103e511c15f5b),
+            ^(part_end & 300'h004904c2427876bc026cb53b1e236f502adf7c3489b6c3c1fd46217e6a6d9128172a8e8adad),
+            ^(part_end & 300'h800909810bc2aba06f06865d67ecf1b6ca0ab7be34932b1607dc427da1613cc9b48a81e5239),
+            ^(part_end & 300'h400484c085e175d03583430eb3f6785b45055bdf1a499d8b03ee213ed2b09e44d247407291c),
+            ^(part_end & 300'h2022426242f09ae01ac1a18751fb3c2d8282adef0d04c6c781f7309769584f026921a0b968e),
+            ^(part_end & 300'h1011293121786d700f6050e3a8ff9e16e14154f706a26b63c0fb984bb6aca7813c90d0dcb47),
+            ^(part_end & 300'h08089c9a90bc36b805b0a871d47fcf0b50a8aa7b83513db1e0fdcc25db56d3e09648686e7a3),
+            ^(part_end & 300'h0404464d485e1b5c00d8d418e23de705a85c553d41a89ed8f0fec612edab69d0432634373d1),
+            ^(part_end & 300'h02022b26a4af2da6026c6a2c711ef302f42e289e20d4476c787f630174d5b4c821911a9bbe8),
+            ^(part_end & 300'h01081c1059151d736c30336b5f6388b79015a1f1a4d908a03be3d3fd1b0be68da4400c28dcd),
+            ^(part_end & 300'h00a406082c0aaeb1b41819b5afb3c4dbe80ad2f8d24c8c501d71c9f68d85f366d22206944e6),
+            ^(part_end & 300'h0052030616855750da0c0cfadfd9e26dd4056b7c692646280eb8c4fb46c27993691103ca073),
+            ^(part_end & 300'h80120608592a75eb6b006c1431d4fd3c5b7a0168f8a4f20e89db3c0f7213da2c2f34da88032),
+            ^(part_end & 300'h400903042c153afdb580362a18e87e9e2db502b47c52790544ed9e0fbb09ed16179a6d44019),
+            ^(part_end & 300'h20048982160a9d76d8c09b350c763fcf16d2815abe293c80a276cf0fdd8476ab03cd362200c),
+            ^(part_end & 300'h102244c10b856eb36c60cd9a86391fe78b6142addf349640513b478fecc2bb5589e49b91206),
+            ^(part_end & 300'h0811226085c29751b43066ed4b1c8ff3c5b0a156ef9a4322281da3c7f4615daac4f04d48903),
+            ^(part_end & 300'h0408993242e16ba0d8183356ad8c4779c2d850abf7cd2993140ef1e3fa302ef56a782624681),
+            ^(part_end & 300'h02044c9921f0b5d06e0c19ab5ec623bcc16428557bc694c98a0778f9fd18175abd3c1392340),
+            ^(part_end & 300'h01102046c9522f0b5c0660e19eb7ece21bc01742c567b0684cd8a07b8c9fd1a179aad341192),
+            ^(part_end & 300'h0088182164a9178dac03b050c75bf6f12de809a1e293d836266c703dc44f68f0bcd769208c9),
+            ^(part_end & 300'h00640c10b254abc6d601d82863adfb78b6f406d0f149e41913b6381ee027b4585e69b410464),
+            ^(part_end & 300'h80240822c9a43c2ae86d1826ca84757efc46f00b428abefb49c8144db381dc49fa305dd593c),
+            ^(part_end & 300'h40120c1164521e1d74360c336d423a3f5e2b7805a1455f7da4640a2edbc0ee04fd182e6ae9e),
+            ^(part_end & 300'h20090608b2a92f06b81b0619b6a31d1f8f1dbe02d0a2a7bcd23205176de0f702768e173574f),
+            ^(part_end & 300'h100483045954978b5c0d830cdb518e8fe786dd01687153dc69992283b4f0fba13b470b9a9a7),
+            ^(part_end & 300'h082249802c2a6bcdac06c18665aac747f3cb6e80b438a9ec344cb141d878fdf09da185cd6d3),
+            ^(part_end & 300'h041124c2161535e6d40360c33ad76323f9e5b5405a3c54f41a2658a0ee3cfed84ed2c2e6b69),
+            ^(part_end & 300'h020892610b0abafb6a01b0619d6bb111fcf2d8a0ad3e227a0d132c50771e7f4c276961f35b4),
+            ^(part_end & 300'h012041124c2161575f6dc0360433adf622379c5b1415a7c64f41a26d880ee3cfe186edac1e6),
+            ^(part_end & 300'h0090208b2690b0abadb6601b0a19d6fb311bcc2d0a2adbe12720d136c60771e7f8c176560f3),
+            ^(part_end & 300'h0048104593487855d4db300d850cebfdb88de41685156df29390689b6303b8d3f460bbab279),
+            ^(part_end & 300'h8008108a4c42c54af2d706c309b14375bd811f9eb6d01d0855efa9320e26b143b1e3ee09f46),
+            ^(part_end & 300'h40240047262142ad7b6b03418cdaa13afec88fcf5b6806862af7f4990513d881d8f3f784da3),
+            ^(part_end & 300'h201208219390a15ebdb501a0c66f501d7f6c45e72d940b43157bda4c82896c40ec7bfbc26d1),
+            ^(part_end & 300'h10090c12c94870a75eda00f06335a88e9fbe22f316ca05a38a3dcd264144b6207e3dfd61368),
+            ^(part_end & 300'h0804860964a4385baf6d8058319ad4c74fdf13790b450ad3c59ec69320a2db30371cfe30bb4),
+            ^(part_end & 300'h04224304b2523c25d5b6c02c10cd6a6387e789bc0582856be24f43499051edb81b8e7f185da),
+            ^(part_end & 300'h0211298059a91e1ae8db60360866b5b1e3f3c6de02e14ab5f12781a4ca2876fc0dc53f8c2ed),
+            ^(part_end & 300'h0100844a60166a4786ba36d80d8219ad6c78fcf1b780b852ad7c49e069328a1dbf03714fe30),
+            ^(part_end & 300'h00a04225300b152bc35d1b4c06c10cd6b6347e78dbc0542956be24f83499c50ed783b827d18),
+            ^(part_end & 300'h0050211098858a95e1ae0d86036286eb7b123f3c6de02a14abdf1274184c628763c3dc13e8c),
+            ^(part_end & 300'h80102226602ca90c2bafdac1b181b08656ac75fbc47cfb6e0242aadf8a7b34b2044ec51d9e0),
+            ^(part_end & 300'h400811113016548e15d76d40d0c0d8432b5638fde21e75b501a15567c53d1a590a27620ecf0),
+            ^(part_end & 300'h20240088980b2a4f0aebb68060626ca1b5ab1c7ef12f32da80d08abbe09e0d0c8511b107478),
+            ^(part_end & 300'h101200464c8595278575db4038333650fadd8e3f78b7916d4068455df24f06a6428ad803a3c),
+            ^(part_end & 300'h080908232642ca9bc2ba6da01c199ba85d6ec51f3c5bc0b4a0b422aef927835321476c81f1e),
+            ^(part_end & 300'h04048c1193214545e35d36f0060ccdd40ebf608f9e2de058505a315f7e93418998a3b6c0f8f),
+            ^(part_end & 300'h0222460ac99082aaf1ae1b580b04666a075fb047cf36f02c28ad38a7bf4920c4cc51dbe05c7),
+            ^(part_end & 300'h010101230464c8515178d74dbc0183337503afd823e78b781614168c57dfa4d0626628edb03),
+            ^(part_end & 300'h0080889182b26420aabc6b86d602c1199a81d7ec11f3cdbc0b0a2b4e29efd24831331476f81),
+            ^(part_end & 300'h00604448c1591218575eb5c36303600ced48ebf688f9e6dc058515af14f7692418998a3b7c0),
+            ^(part_end & 300'h8020489304c9a16a9385ebed71b700c1b36a1ab5c77f611e786f05ba0285ab7c57be9383664),
+            ^(part_end & 300'h401024498264d0b54bc275f6b0d98060d9b50f5a639fb88f3cb782d5034255be23df4941932),
+            ^(part_end & 300'h20081224c1b24852a5e1badb506cc0b04cda87adb1cfdc479edbc16281a12adf19eda420c99),
+            ^(part_end & 300'h102401126059242152f05d6da03460d8066d41d6d8c7ee23cf6dc0b142d0156f84f4d29044c),
+            ^(part_end & 300'h08120089302c9210a978aeb6d018306c0336a0ebec63ff11e7b6c050a1688ab7c27869c8226),
+            ^(part_end & 300'h040900449816690856bcd75b600c1836219b5075f611f78af35b602852b4c57be93c3464113),
+            ^(part_end & 300'h020488224c0b148c2b5e6b8db8060c9b10c5aa3afb08f3c7792d9014295ae2bdf49c1a32289),
+            ^(part_end & 300'h01020480224c0b24842a5e2badb4060c1b00cda83afb18ffc479edb014285a22adf09e1a720),
+            ^(part_end & 300'h008102401126059a4215af35d6d803060d8866d41d7d847de2bcd6d80a14ad315efa4f0d190),
+            ^(part_end & 300'h00408122089302c5230ad79ae36e018326c4316a8ebec23cf1de4b64050a56b8af7d27068c8),
+            ^(part_end & 300'h8000824022982c942ea4c2abcaeada06d80c1a6c865a875ac77ec473c6f3b6c0b28342ab78a),
+            ^(part_end & 300'h40204120114c16421552e175ed776d034c060f36432d43af633f6239e3795b405141a155bc5),
+            ^(part_end & 300'h2010289208260b2908a9f0baf6b9b601860b059ba196a1d7b11fb11cf1bc2da020a2d02afe2),
+            ^(part_end & 300'h1008144b049305948454785d7b5cdb00c30d80cd50eb58ebd88ff88e7ade16d0185168155f1),
+            ^(part_end & 300'h0824022582c982ca402abc2ebdac6d804186c066a875ac77ec47fc4f3f6f0b68042ab48aaf8),
+            ^(part_end & 300'h04120110c164e16522155e1756d436c020c36033d43ad63bf623de279db705940a155ac577c),
+            ^(part_end & 300'h0209008a60b250ba930aaf2bab681b603069b2196a1d6b1dfb11cf1bcedb02ca0d0aade2bbe),
+            ^(part_end & 300'h0104020512c124c16521151e175ed736c030c36033543ad63af623fe239eb785b406145a055),
+            ^(part_end & 300'h008209008960b260b2900aaf0baf6b1b601061b019aa1d6b1dfb11ff13cfdbc2da010aad22a),
+            ^(part_end & 300'h00410480443059385948855785d5b50db00830d80cf50eb58efd88f789e76dc165028556b15),
+            ^(part_end & 300'h800109011282130b2616a4054f0b5eae9b51b403181839b033a86b51d7637ec8ff139e6f16d),
+            ^(part_end & 300'h4000848089c10985910b5202a787afd76da0da010c2c1cda19d435a8ebb13f44778bcfb78b6),
+            ^(part_end & 300'h202042404460a4c2c885a9215bc1d76bb6d06f000636066d0c6a3adc77d81fa233c5e7dbc5b),
+            ^(part_end & 300'h1010212022307261664254b0a5e2ebb5db603580831b033686b51d663bec8ff119e2f36dc2d),
+            ^(part_end & 300'h0808189011981930b1212a785af175dacdb018c0c18d8199435a8ebb1ff647f88cf379b6c16),
+            ^(part_end & 300'h0424044a084c2c985a90153c2d7aba6d46d00c6060e6c0cea1ad475d8dfb23fc4e79bc5b40b),
+            ^(part_end & 300'h02120227042616442d480a9e1ebf5db683680430b073686750d6a3aec4fd11de2f3ede2d805),
+            ^(part_end & 300'h010808109011182930b2216a4856f075daedb41bc0018d819b431a8eb71df607e88cf179f6f),
+            ^(part_end & 300'h0084040848088c1c985990952c2978baed76d80d6020c6c0cda1ad47598efb23fc4678bcdb7),
+            ^(part_end & 300'h00420206240466064c2c484a9e16bc5d76b36c06303063606650d6a3aec7fd91fe233cde6db),
+            ^(part_end & 300'h800204089022608983262c90ba40a9c2af0ebebadadb606e01183066c19b866a15a9d6c77b1),
+            ^(part_end & 300'h4001020448113044c1931648552054e157875f5d6d4db037000c183360cd43350ad4eb63bd8),
+            ^(part_end & 300'h200089022408982262c90b242a902af0abcbadaeb686d01980062c19b066a19a8d6875b1fec),
+            ^(part_end & 300'h1020448112044c1931648592154a157875e5d6d7db43600cc083360cd83350ed4eb63ad8ff6),
+            ^(part_end & 300'h081022408982260c98b242e902a70abc3afaeb6b6d81b80460c19b066e19a856a75b1dec5fb),
+            ^(part_end & 300'h0408112044c113064c5921548153855e1d7d75b536c0dc003060cd83350cd42b53ad8ef60fd),
+            ^(part_end & 300'h022408902260898b242c90aa40abc2af2eb6bada1b40660018b066c19a866a35a1d6c7fb07e),
+            ^(part_end & 300'h011000408112044c113064c5921548153855e1d7d75b536c0dc003060cd83350cd42b53ad8e),
+            ^(part_end & 300'h00880022408902260898b242c90aa40abc2af2eb6bada1b40660018b066c19a866a35a1d6c7),
+            ^(part_end & 300'h0044081120448113064c5921648552855e1d7975b5f6d0d8033020cd83360cd43b53ad8eb63),
+            ^(part_end & 300'h80040020812411208b049824cb245942d21a9054c29e1af1d7aead7b68db06c0360030c1b60),
+            ^(part_end & 300'h400208124012089045824c3265902c216905482ae16f0d7aebd776bdb46d036013001860db0),
+            ^(part_end & 300'h200104092089044820c1261932ca16909482a615f0978ebd756b9b56d83601b001820cb04d8),
+            ^(part_end & 300'h100082049044822c1260932c91650b486a41530a786bc75ebab5eda36c1b00d800c306d826c),
+            ^(part_end & 300'h08204900482241160930c99640b085a41520ab85bc35ebaf5ddaf6d1b40d804c0061836c336),
+            ^(part_end & 300'h0410248224112083049864cb285a42520a9857c25e3af5d5ae6d5b60d806c0060832c13619b),
+            ^(part_end & 300'h020812411208b049824cb245942d21a9054c29e1af1d7aead7b68db06c0360030c1b609b0cd),
+            ^(part_end & 300'h01200100082049044822c1260932c91650b486a41530a786bc75ebab5eda36c1b00d800c306),
+            ^(part_end & 300'h0090008204900482241160930c99640b085a41520ab85bc35ebaf5ddaf6d1b40d804c006183),
+            ^(part_end & 300'h004800410248224112083049864cb285a42520a9857c25e3af5d5ae6d5b60d806c0060832c1),
+            ^(part_end & 300'h800800800840a4024224224228218298098c9ac92c82c42e42a42a42a42ac2bc2bc2bcebeeb),
+            ^(part_end & 300'h4004004204205201211211011c10c14c24c64d6416616215215215215215e15e15e35e75d75),
+            ^(part_end & 300'h2002002102900908908908a0860a6026326b24b20b10b90a90a90a90ab0af0af0af3afbaeba),
+            ^(part_end & 300'h10010810814804844844047043053093193590598588548548548548578578578d79d75d75d),
+            ^(part_end & 300'h0800840a4024224224228218298098c9ac92c82c42e42a42a42a42ac2bc2bc2bcebeebae9ae),
+            ^(part_end & 300'h04204205201211211011c10c14c24c64d6416616215215215215215e15e15e35e75d75d76d7),
+            ^(part_end & 300'h02102900908908908a0860a6026326b24b20b10b90a90a90a90ab0af0af0af3afbaeba6bb6b),
+            ^(part_end & 300'h010014004004204205201211211011c10c14c24c64d6416616215215215215215e15e15e35e),
+            ^(part_end & 300'h00a002002002102900908908908a0860a6026326b24b20b10b90a90a90a90ab0af0af0af3af),
+            ^(part_end & 300'h0050010010810814804844844047043053093193590598588548548548548578578578d79d7),
+            ^(part_end & 300'h8010020040080100220440881901202404889112224440881182304608c1981302624cc9993),
+            ^(part_end & 300'h40080100200400881102206404809012224448891102204608c1182306604c0989332664ec9),
+            ^(part_end & 300'h20040080100220440881901202404889112224440881182304608c1981302624cc9993b2564),
+            ^(part_end & 300'h100200400881102206404809012224448891102204608c1182306604c0989332664ec9590b2),
+            ^(part_end & 300'h080100220440881901202404889112224440881182304608c1981302624cc9993b25642c859),
+            ^(part_end & 300'h0400881102206404809012224448891102204608c1182306604c0989332664ec9590b21642c),
+            ^(part_end & 300'h0220440881901202404889112224440881182304608c1981302624cc9993b25642c8590b216),
+            ^(part_end & 300'h010020060040080100200400881102206404809012224448891102204608c1182306604c098),
+            ^(part_end & 300'h008018010020040080100220440881901202404889112224440881182304608c1981302624c),
+            ^(part_end & 300'h0060040080100200400881102206404809012224448891102204608c1182306604c09893326),
+            ^(part_end & 300'h802008020080200802008020080200802008020080200802008020080200802008020080200),
+            ^(part_end & 300'h401004010040100401004010040100401004010040100401004010040100401004010040100),
+            ^(part_end & 300'h200802008020080200802008020080200802008020080200802008020080200802008020080),
+            ^(part_end & 300'h100401004010040100401004010040100401004010040100401004010040100401004010040),
+            ^(part_end & 300'h080200802008020080200802008020080200802008020080200802008020080200802008020),
+            ^(part_end & 300'h040100401004010040100401004010040100401004010040100401004010040100401004010),
+            ^(part_end & 300'h020080200802008020080200802008020080200802008020080200802008020080200802008),
+            ^(part_end & 300'h010040100401004010040100401004010040100401004010040100401004010040100401004),
+            ^(part_end & 300'h008020080200802008020080200802008020080200802008020080200802008020080200802),
+            ^(part_end & 300'h004010040100401004010040100401004010040100401004010040100401004010040100401)
+        }
+            == {
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000aa8f4),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000d547a),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000eaa3d),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000f551e),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000faa8f),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000fd547),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000feaa3),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000055fa5),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000aafd2),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000555e9),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000065aab),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000032d55),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000196aa),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000008cb55),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000467aa),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000233d5),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000091bea),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000002d55e),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000096aaf),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000cb557),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000003f0b5),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000009fa5a),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000cff2d),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000067d96),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000033ccb),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000019c65),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000008ce32),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000f95ac),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000fcad6),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000007e56b),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000003ebca),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000009f7e5),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000004fbf2),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000a7df9),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000053cfc),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000029e7e),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000094f3f),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000f4e55),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000fa72a),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000007d395),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000014f4e),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000008a7a7),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000453d3),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000022be9),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000915f4),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000c88fa),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000006467d),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000a6e70),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000053538),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000029a9c),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000009dcde),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000cee6f),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000067537),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000033a9b),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000099d4d),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000ccca6),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000e6453),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000eeef7),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000007777b),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000003b9bd),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000007bb9),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000083ddc),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000041eee),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000a0f77),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000d07bb),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000e81dd),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000740ee),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000003d9ce),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000001eee7),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000000f773),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000966dc),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000004b36e),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000a5bb7),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000052fdb),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000295ed),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000948f6),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000004a47b),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000b36e1),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000059b70),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000002cdb8),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000e9b44),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000074da2),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000ba4d1),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000005d268),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000002eb34),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000009759a),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000004bacd),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000004c622),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000a6111),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000d3288),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000becb0),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000005f458),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000002fa2c),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000097f16),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000004bd8b),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000025cc5),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000092e62),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000f7981),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000fbec0),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000007dd60),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000001e631),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000000f318),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000087b8c),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000c3fc6),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000061de3),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000b0ef1),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000d8778),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000f258d),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000790c6),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000003c863),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000bfb96),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000dfdcb),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000006fce5),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000037e72),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000001bd39),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000000dc9c),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000086e4e),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000fccb1),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000fe658),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000007f32c),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000021235),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000010b1a),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000000878d),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000841c6),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000420e3),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000a1271),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000050b38),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000095a9),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000848d4),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000004246a),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000721f5),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000b92fa),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000005cb7d),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000002e5be),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000172df),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000008b96f),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000c5cb7),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000090fae),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000c87d7),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000e43eb),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000f66d5),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000007b36a),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000bdbb5),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000005efda),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000002f7ed),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000179f6),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000008bcfb),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000b3aa8),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000d9f54),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000ecdaa),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000002b383),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000095bc1),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000004afe0),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000255f0),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000928f8),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000c967c),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000e4b3e),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000005941c),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000aca0e),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000056707),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000b6570),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000005b0b8),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000ada5c),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000056f2e),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000002b797),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000015bcb),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000000ade5),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000b3382),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000d99c1),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000006cee0),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000057edd),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000002bd6e),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000015eb7),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000008af5b),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000455ad),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000a28d6),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000d146b),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000bf6e8),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000005fb74),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000afdba),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000468dc),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000a366e),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000051b37),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000028f9b),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000945cd),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000ca0e6),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000e5073),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000342e5),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000001a372),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000008d1b9),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000026c88),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000013644),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000009922),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000004c91),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000082648),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000041324),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000020992),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000036841),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000009b620),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000004d910),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000176ac),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000000bb56),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000085dab),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000c2cd5),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000006166a),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000b0b35),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000005879a),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000bb561),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000005dab0),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000002ed58),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000dc67f),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000ee13f),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000f709f),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000fb84f),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000fdc27),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000fee13),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000007f709),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000e3ffb),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000071dfd),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000b8cfe),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000051362),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000289b1),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000146d8),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000008a36c),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000c53b6),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000629db),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000b14ed),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000089b14),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000044d8a),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000a26c5),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000ef89e),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000f7e4f),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000007bd27),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000003de93),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000009ef49),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000004f5a4),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000278d2),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000007c4f7),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000be27b),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000df13d),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000002d40),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000014a0),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000080850),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000040428),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000a0214),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000005010a),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000028285),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000016e02),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000000b501),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000005a80),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000007ed1f),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000003f48f),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000001f847),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000008fe23),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000047f11),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000023f88),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000011fc4),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000f60fd),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000fb07e),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000fda3f),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000009b0cd),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000cd866),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000066c33),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000033619),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000001990c),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000000ce86),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000086543),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000d826c),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000006c336),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000003619b),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000ae9ae),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000d76d7),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000006bb6b),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000b5db5),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000daeda),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000006d76d),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000b69b6),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000075d75),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000baeba),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000005d75d),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000b2564),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000590b2),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000002c859),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000001642c),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000000b216),
+                ^(in_tdata & 320'h0000000000000000000000000000000000000000000000000000000000000000000000000008590b),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000042c85),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000093326),
+                ^(in_tdata & 320'h000000000000000000000000000000000000000000000000000000000000000000000000000c9993),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000064ec9),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000080200),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000040100),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000020080),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000010040),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000008020),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000004010),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000002008),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000001004),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000000802),
+                ^(in_tdata & 320'h00000000000000000000000000000000000000000000000000000000000000000000000000000401)
+            });
+        // rem_end at the generator's roots is the state there times x^2 plus s1_part there
+        p_step_end_ref: assert ({
+            ^(rem_end & 300'h80193baf60ec56de2a64783464f0328e4d6cbbc16abaea9710dd949d2c94743339169fcfccb),
+            ^(rem_end & 300'h402c95d5b0f60b6f15323c1a3a78194706be5fe0b57d7d49886eca46944a3a399c894f67c65),
+            ^(rem_end & 300'h20164ae8d8fb05bf88991e2d1d3c0ca3835f2df0dabeb6a6c437452b4a259d1cc644a733e32),
+            ^(rem_end & 300'h100b2d766cfd82d7c44c8f36869e06d1e1a794f8ed5f5351621b8295a7124eae6b225319d19),
+            ^(rem_end & 300'h080596bb367ec16be226c7bb4b4d03e8f0dbca7cf6afa1a8b18dc142d189a7573d93298cc8c),
+            ^(rem_end & 300'h0402cb5d9b3f40bdf113e3ddada681f45865e73efb77d8d658c6c0a168c453ab96c994c6646),
+            ^(rem_end & 300'h02216daccd1f805efa8971eed6d340fa0c32f39f7d9bec6b2c636058b462a9d5c364ca63123),
+            ^(rem_end & 300'h01098d7b0663b6f15720c0e3079992736b75c20e545714a086ec24b974a5a0d9d8a4fa7e65a),
+            ^(rem_end & 300'h00a4cebd83b1db78a990e05183ccc939b5b2e307aa2b8a5043761254ba52d04ce4527d3f32d),
+            ^(rem_end & 300'h0072675ec1d8edbc54c8f028c9e4641cdad97383d535c52a21bb292a5d29e82672293e9f996),
+            ^(rem_end & 300'h80326ebf06c75bcab60d1d827d5a20e5115ad8acd9c874b67139463c0a2d3129db999153f3f),
+            ^(rem_end & 300'h4019375d8363ade559060ee136ad1072a8a56e56ece4325b389ca31605161894e5cec829d9f),
+            ^(rem_end & 300'h202c9baec1b1f6f2ac830770935488b97452b52bf672112f9c4e718b008b0c6a7ae76494ccf),
+            ^(rem_end & 300'h101645d760d8db715641039849aa44dcba2158957b390097ce2738c5804586353571b2ca467),
+            ^(rem_end & 300'h080b2ae9b0ec6db8ab2081cc2cd5226e5d10ae4abd9c884be793bc62c222c33a9ab8d965233),
+            ^(rem_end & 300'h04059d74d8f616dc5590c0c61e6891372e8057255eee4427f3c9de316111e19d4d5c6c32b19),
+            ^(rem_end & 300'h0202c6ba6cfb0b6e28c8e0630f36489bb7482b922f572213f9e4ef18b28870ceaeae369958c),
+            ^(rem_end & 300'h011305e0303ade75a069ed93fac10428caf6cd65ce43e5bf8dcb31b05169894e8ccc8a9f5f9),
+            ^(rem_end & 300'h00898af0181d6f3ad03476c9f5608294457b66b26721f2ddc6e598d028b4c4a74e66454f8fc),
+            ^(rem_end & 300'h0064cd7a0c8eb795681a3b44fab041ca22b5b159b390f96ce372cc68145a6253a73322a7e7e),
+            ^(rem_end & 300'h8024caf03075b9ed0a93b17ee174daa07471ae5c83945c5e10bfbc9bc45888a18a9d736469f),
+            ^(rem_end & 300'h40326d78183afcf68749d8bf70ba6dd03a30d72ec1ea2e2d08dfde4de22c4470cd4eb9b214f),
+            ^(rem_end & 300'h20193ebe0c1d5e7b41a46c7fb85d36683d186b97e0d51716846fcf2ef316a2386ea55cd90a7),
+            ^(rem_end & 300'h102c975f068eaf35a0d2b61fdc2c9b343e8c37cbf06a8b894237c79f798bd11c3752ae6ca53),
+            ^(rem_end & 300'h08164bad83c7779ad069db0fe6144d1a3f4619e5f83545c4a11bc3cfbcc568ae13ab5736729),
+            ^(rem_end & 300'h040b25d6c1639bc56834eda7fb08268d1fa30ef27c1aaae2500de1e7de62347709d7ab1b194),
+            ^(rem_end & 300'h02059aeb60b1edeab41a76d3f5841346afd985793e2d5d712886f0fbed319a1b8ce9d58d8ca),
+            ^(rem_end & 300'h0126078580ad4f18509e8a371bb6d303239d6ee01ca2f2e484fce4ee32c0458c44eb99228fa),
+            ^(rem_end & 300'h00930bc0c0d6a7842a4fc53b85db698191c6b5700e51717042fe727f196022c62a75cc9167d),
+            ^(rem_end & 300'h004985e060eb73ca152762bdc2edb440e8e358b80728b8b8217f39378cb01143153ae6c893e),
+            ^(rem_end & 300'h80098bc1805abc4281ef44c78a33cd48ae5456d9b2dcff6bd7a521b87bef62e88c32a7b9a45),
+            ^(rem_end & 300'h4024c5e0c0ad5e2140f7a263cd19e624772a296c594e7fb7eb5290dc3df731744e1b535cf22),
+            ^(rem_end & 300'h20326af060d68f10a27b5131e68cf3921b9d16b6aca737d9f5a948661efb989a270fa9ae591),
+            ^(rem_end & 300'h10193d7830eb6788513d28b8fb4679c90dce895b567393eefad4843b0d7d4c4d1b85d4572c8),
+            ^(rem_end & 300'h082c9ebc1875b3c4289e145c7da13c64a6e744ad2b19c1f77d6a621d84bea6268dc0eaabb64),
+            ^(rem_end & 300'h0416475e0c3af9ea164f8a2e3ed29e32737ba05695ace0f9be35310ec25fd33346e275d5db2),
+            ^(rem_end & 300'h020b2baf061d7cfd0927c537176b4f1939bdd02b4af6787edf1a9887612fe999ab733aeacd9),
+            ^(rem_end & 300'h010c1e1403d42234077c267c01866a443282becc97a7cb56b8284df3cb78160451893acce29),
+            ^(rem_end & 300'h00a60f0a016a311a03be131e08c3352239415f66cbf3edab5c9406f1e7bc8b2220c69de6514),
+            ^(rem_end & 300'h0053078700b5388503df898f04639a911ca8adb365f9fed7ae4a0370f3dec59118614e7308a),
+            ^(rem_end & 300'h80130f0803a848f02fc5c803b27ec226f40a3b5be0b25f650fb7cd4886c3becc5a2218a7733),
+            ^(rem_end & 300'h4009878601d4047017e26401d13d61135a0d1dad707927b0875bc6ac43615f662d130c53b99),
+            ^(rem_end & 300'h2024cbc3006a223809f13200e09eb0098d0e8cd6b81c9bda432de35623b02f93168b86a9dcc),
+            ^(rem_end & 300'h103265e180b5311406f89920784d5804c68f446b5c0e45ef2196f1ab11d897e98345c3d4ee6),
+            ^(rem_end & 300'h08193af0c05ab88a037c4cb03c26ac82634fa0352e0722f7904b78d58aec4bf4c9a2e1ea573),
+            ^(rem_end & 300'h042c9d7860ad7c4503be26781613564111afd21a97039179c8259c62c77625fa6cd370752b9),
+            ^(rem_end & 300'h02164ebc30d69e2283df133c0309ab20a8d7eb0dcb81c8bee412ce3961bb92dd3669b83a95c),
+            ^(rem_end & 300'h011828541b4307e16e2a419db3fa1736a061cedd0552bb387dbeaa54361ef7a2c114c43a19d),
+            ^(rem_end & 300'h008c1c280da1a3f0b71520ced9ff0b9b5038e56e82895d9c3edf75221b0ffbf16888629d0ce),
+            ^(rem_end & 300'h00660e140650d1f05b8a904764fd854da81472b7c164aece1f6f9a910d877dd8b444314ea67),
+            ^(rem_end & 300'h80260c281b865fbb6ead34ac5dc7683cd22e515f987cb83a2f7212dc6988d86fb62e22311d0),
+            ^(rem_end & 300'h40130e140d430fd5b5561a762ee3b49e491728afcc1e5c1d17b9096e36c4ec17d31511188e8),
+            ^(rem_end & 300'h20098f0806a187e2d8ab0d1b1f71da4f248b9457662f2e0e8b5c84b71962760be98a880c674),
+            ^(rem_end & 300'h1024c7840350e3f16c5506ad8fbaeda7b24dca2bb3179f05452e42538cb1bb25f4c7448613a),
+            ^(rem_end & 300'h08326bc201a851f0b62a8376cfdd76d3d926e515d98bcf82a2172129c658dd92fa61a2c329d),
+            ^(rem_end & 300'h041935e300d408f05b1541bb6fecbb69cc93728a6ce5e7c1518b909ce32c6ec97d30d1e194e),
+            ^(rem_end & 300'h022c9af1806a04702f8a20ddb7f45db4c649bb45b672f3e2a8c5c84e73963764be9a6870ea7),
+            ^(rem_end & 300'h01304150db337d8b7968a4e28e3f46e691028efdc365c1c97b90d6f35043c3fde1611689683),
+            ^(rem_end & 300'h009820a86d19becdbeb4d271471da3f34889457e61b2e0e4bdc84b71aa2161fef8b08bc4b41),
+            ^(rem_end & 300'h004c1854360cff66dd5a6918ab8ed179a44ca2bf30f970705ee425b8d710b0df7c5845627a0),
+            ^(rem_end & 300'h800c10a8db66f63bce859ee26e061358536819cd7456ccbdf0a88b912f8d622c3fbc588b494),
+            ^(rem_end & 300'h402608546d337b1de7424f513f0309ac09b40ce6ba2b665cf85445c095c6b13617de2c4584a),
+            ^(rem_end & 300'h20130c283619bd86f1a127a89781845604da0473dd15bb2e7caa22e848e358bb0bef1622e25),
+            ^(rem_end & 300'h10098e141b0cfecb7ad093d443c0c2ab026d02396e8ad5973ed5317426712c5d85f58b11712),
+            ^(rem_end & 300'h0824cf080d867f6dbd6849ca21e061d58136811cb7456acb9f6ab8b21338962ec2f8c588989),
+            ^(rem_end & 300'h0432678406431fb6deb4a4c518f2306ae093428e5b82b565cfb55c510b9ccb37697e62444c4),
+            ^(rem_end & 300'h02193bc003a18fdb6d5ad2628c7918355041a347adc152b0e7daae2087cee59bb4bd31a2062),
+            ^(rem_end & 300'h0120854ada3631de7828f7d320389fc2db40ca6ea2b665e78345dc896c6a10e1ede2c05a4a5),
+            ^(rem_end & 300'h00b042a76d9b18ef3e147bc9981c4f614da06737d15b32f3c1a2ee44b6358870fef1602d252),
+            ^(rem_end & 300'h00582151b6cdac779d0a3dc4cc0c27b0a6d0339be8ad997be05157225b1ac4187f78b016929),
+            ^(rem_end & 300'h801822a6da6c0753c680f8883db3dcda3cd8811ae8eb70aeb2cfaa81704bc6a2187af1c0b4b),
+            ^(rem_end & 300'h400c11536d3623a9e1407c641edbeeed1e64428df475b05559e7f548b825e3710c3f78605a5),
+            ^(rem_end & 300'h202600a9b69b31dcf0a0be32076ff7768f322146fa1ad828ac73daac5e127198861fbcb02d2),
+            ^(rem_end & 300'h10130854dbcd98ee7850df1903b7fbbb679910a3fd0d6c165639ed5e2d0938ec4b0fde58169),
+            ^(rem_end & 300'h08098c286d66ec7f3c28ef8c81d9fd5d93c48a517e86be092b9cf6a714849c562d87ef2c0b4),
+            ^(rem_end & 300'h0424ce14363376379e14f7e640ecfe2ee9e24728bf43570495ce7b5b8842ce0b1ec1f71605a),
+            ^(rem_end & 300'h02326f081b19bb1bcd0a7bd320767f1774f923945fa1ab824a673da5c421e7258762fb8b22d),
+            ^(rem_end & 300'h01011522d760fade2005c541ad8ae3d1a6a410d0471ba56d977c145b925b3510d3cb8c0525d),
+            ^(rem_end & 300'h00a08a936bb05d6f1202e2a0d6c77168f3520868a3add2b6cb3e2a25c92d1a8861e7c60292e),
+            ^(rem_end & 300'h00704549b5d80eb78901f1506b63b8b479a10634d1d6e159659f1512e4968d4430f1e381697),
+            ^(rem_end & 300'h80304a92d7c1ab511c5bab693513c009f0bb4f24e52fd1af052b39faa0b94b4d486fc918d49),
+            ^(rem_end & 300'h4018254b6b60f5a88c2d55b49289e084d85da5927297e0d782959cfd505c2586a435e48c4a4),
+            ^(rem_end & 300'h200c12a5b5b07adc44162ada4144f0c26c26d0c9b96bf869c14ace76aa2e12e35218f2c6052),
+            ^(rem_end & 300'h10260152dad81d6e200b154d28a0786116136864dc95fc36e025673b57170971a10c79e3029),
+            ^(rem_end & 300'h081300ab6d6c0ebf10058a869c523c30ab09b4326e4af6197092b39dab8b84b8d8843cf1814),
+            ^(rem_end & 300'h04098855b63607578a02c543462b1e185584d8193705730cb8c959ced5c5425c6c421e78c0a),
+            ^(rem_end & 300'h0224cc28db9b23a3c501e281ab178f8c2ac26c0c9ba2b9865ce4acef6ae2210e36230fbc605),
+            ^(rem_end & 300'h01022486ba0c1a88fedb5a09e89a074fc5da792228fe8d6c2b594f8515c85bea537e4ec6e4b),
+            ^(rem_end & 300'h00811a435d062d447d6dad24f44f0327c2ed3c91947f46b415aca7ca8ae42df521bf2763525),
+            ^(rem_end & 300'h00608521ae8316a23cb656927a278113e1769e48ca1fa35a0a5673e5457296da90df9331a92),
+            ^(rem_end & 300'h80208a42ba182a17edbc42bbec836cdc68cd589b065b957e1ae08accfaa2722dfa52fe39776),
+            ^(rem_end & 300'h403045235d0c3503f6dea17df643b6ee3466ac4d030dc2bf0d70656e7d51b916f52b7f9c9bb),
+            ^(rem_end & 300'h20182a91ae061a81fb6fd09ef321dbf71a33542681a6e15d86b812b73ea85c8b7a95bf4e4dd),
+            ^(rem_end & 300'h100c154ad7832d48fdb7684f7990edfbad19a81340f378acc35c09539f542e65bd48df2706e),
+            ^(rem_end & 300'h082602a76bc196a47edbb427b4c876fdf68cd609a079b456612e24a9cdaa1712d6a46f93a37),
+            ^(rem_end & 300'h04130151b560eb523d6d5a13d2643bfefb4e6904d01cda2b3097325ce6d58b89635037c9f1b),
+            ^(rem_end & 300'h020980aadab075a11cb6ad09e1301d7f5daf3482680e6d1598cbb926736ac5c4b1aa1be4d8d),
+            ^(rem_end & 300'h01044215d7c010cf61e7141f141b62e3c61ac0da325cabf4d6055657c11790efa287f3cb3b0),
+            ^(rem_end & 300'h0082290aeb60286fb2f30a2f820db171e305626d192e55f86b82ab23e28bc877d943f9e59d8),
+            ^(rem_end & 300'h004114857530143fdb798537c906d8b8d18ab1360cb72afc35c15599f145e41be4a1fc72eec),
+            ^(rem_end & 300'h80011909d780433b1e7880855d268981cfe76b9a825039b8af86b05ac9f08bd0ff5e109c710),
+            ^(rem_end & 300'h40208486ebc0219d8f3c4062a69144c0e7fbb7cd41281cdc57c3782564f845c87fad08ce188),
+            ^(rem_end & 300'h20304a41756010cec79ea0315348a2e053f5d9e620b40e6e2b619c12b27ca2e437d684e72c4),
+            ^(rem_end & 300'h10182522ba30286f63cf5038a1a451f009f2ecf3105a07351530ee095b3e51721be942f3962),
+            ^(rem_end & 300'h080c1a935d18143fb1e7283c50d2287804f17679880d039a8a985704af9fa8b90df4a1f9cb1),
+            ^(rem_end & 300'h04260549ae0c2a1fdaf3143e206b143c0270b93c440681cf45cc0b8255cf545c86fa50fce58),
+            ^(rem_end & 300'h021302a6d7063507ef790a1f18358a1e21385e9e222348e7a26625c928e7aa2e4b7d28fe72c),
+            ^(rem_end & 300'h0108985abc0359b8ebc405aad93c4c0eff7b44d513419dc97e3582b65f835ec7dae084e3486),
+            ^(rem_end & 300'h0084442f5e018cdc75e202d5649e26077fbda26a0980c6e6bf1ac15b2fc12f43ed704271843),
+            ^(rem_end & 300'h00422217af00c66638f1014aba4d13039fded33504e063715f0d60a597e017a1feb82138e21),
+            ^(rem_end & 300'h8002242ebc06e6c75847b6f42ef883b147809c5d3cc82a066e57c6b0af2f83bd9f6b174b6a5),
+            ^(rem_end & 300'h400112175e037363ae235b5a1f7e41d8a3c84c2e9e441d03372bc3505597c1decfb78b25b52),
+            ^(rem_end & 300'h2020890baf0199b1d7112dad07bf206c71ec26174f2206839b15e1a82acbe0ef67d9c512da9),
+            ^(rem_end & 300'h10304485d700ccd8eb8816d683dd90b638f6130ba7910341cd8af0dc1565f057b3eee2094d4),
+            ^(rem_end & 300'h08182a42eb80466c77c40b6b49ecc8db1c730985d3c881a0e645586e0ab2f80bd1f5718486a),
+            ^(rem_end & 300'h040c152175c0033639e20595a4f664edae3186c269e448d073a28c3705597c05e0fab842635),
+            ^(rem_end & 300'h02260a92ba60219b1cf102ead2793276f718c161b4d2246a39d1661b80ac3e22f87f5c2131a),
+            ^(rem_end & 300'h01112165e136f60ad63fb7a147c41a8a3c04feede681303372bf75b56d791caceb54b95bd28),
+            ^(rem_end & 300'h008890b2f01b5b0d691fdbd0abe20dc51e027d76f3609819b95f9ad2b4bc0e767da85c2de94),
+            ^(rem_end & 300'h00444859780d8d8eb48f6de85df106628f013cbb7990440cdcafcd615a5e073b3ed62e96d4a),
+            ^(rem_end & 300'h800440b1e16d9836a3f6f3d012ae4f4cbb671d8485e79209036e6fdadd6cf2f2573d4521fae),
+            ^(rem_end & 300'h4002285af036ec1b51fb79e8015527265dbb8cc2c2d3c106813717ed6eb67979239ea290fd7),
+            ^(rem_end & 300'h2001142d781b7605a8fdbcd408aa93130eddc4616169e883409babf6b55bbc9c99cd51c87eb),
+            ^(rem_end & 300'h10208216bc0d9b0ad47ede4a0c574989876ee230b0b4f441a0cdd5f358ad5e4e4ce6a8e41f5),
+            ^(rem_end & 300'h0830490b5e06cd8d6a3f6f050e29a444c3bf7118585a7220d0e6caf1ac562f07267354722fa),
+            ^(rem_end & 300'h04182487af0366ceb51fb7828f14d2a241dfba8cac2d391068734570d42b97839b39aab937d),
+            ^(rem_end & 300'h020c1a41d701b367588fdbe14f88695100efdf465636948a3439a2b86815cbc1cd9ed55c9be),
+            ^(rem_end & 300'h012245930a6d41850fb19e00b56a7b641b18f0272efcd04c1972be86eb669712b9f22f0f971),
+            ^(rem_end & 300'h009122cb85b6a0ca87d8cf005ab53d322d8c7a13175e68240cb97f4b75b3cb895cf91787eb8),
+            ^(rem_end & 300'h00489167c2db706d43ece7a025589e9936ce3f090b8f341206dc9fa5bad9e5e4ae7e8b43f5c),
+            ^(rem_end & 300'h800892cb0adac608671dc46db42be2349131db7130a173ce0906794e8dd198782b2e0ed9daa),
+            ^(rem_end & 300'h40044167856d4304318ee216da15f11a6890efb81870b9e504031caf46e8cc1c159707eced5),
+            ^(rem_end & 300'h200220b3c2b6818a1ac7f10b6d0af80d144077dc8c1854f08281ae5fa374662e0acb83f676a),
+            ^(rem_end & 300'h10011859e1db60c50f637885b6877c068a203bee462c2a784140f72fd1bab3170567c17b3b5),
+            ^(rem_end & 300'h0820842ef06db06a87b13c42db43be8345181ff7a3161d3e20a05b97eaddd98b82b3e0bdbda),
+            ^(rem_end & 300'h043042157836d83d43d89e0165a3df41a28c0ffbd1ab069d10d00dcbf56e6ce5c959f05efed),
+            ^(rem_end & 300'h0218290abc1b6c16a3eccf00bad1ef20f14e05fd68d58b4c886826e5fab7b672e4acf82f5f6),
+            ^(rem_end & 300'h0104864c54d7700334eb23ede14315a4c99edb8f84cbbe684d324a34728ac341597872ce551),
+            ^(rem_end & 300'h00a24b242a6b9801987511f6f0a38ad244c76dc7c245df342619251a3b4561a0acbc39672a8),
+            ^(rem_end & 300'h0051259215b5cc00ce3a88db7853c5692263b6e36102e798130cb28d1fa230f0565c1cb3b54),
+            ^(rem_end & 300'h80112b2454ae8039b2b57ef9e02d68ef81a5103bdc5841779a26f24469cd57f5bb665c2b3c1),
+            ^(rem_end & 300'h400895902ad7601cdb5a3f7cf016b4f7e0d2881dee0c20bbcd13592a34e62bdad5b32e95be0),
+            ^(rem_end & 300'h200442ca156bb0066fad1f9e78095a7bd061440ef706185de6098c95187315cd6adb974adf0),
+            ^(rem_end & 300'h100221670ab5d80335d68fef3406ad3dc838a207fba30c2cf304c6428e398ac6b56fcb254f8),
+            ^(rem_end & 300'h080110b385dacc0198eb47f79a01569ee41c5303fdd1861679824329451c454352b5e592a7c),
+            ^(rem_end & 300'h0420885bc26d4600cc7523dbc500ab4f72062b81fee8cb093c41019ca28ea2a1a15af2c973e),
+            ^(rem_end & 300'h0230442de1b68308663a11ede2805527990b17c07f7465869e2080ce5347d170d0ad79e4b9f),
+            ^(rem_end & 300'h01090932a475c1bd81a8f60f116f427c4d2899dbe3c27bb4d5369223426ebf6ddb32e05960e),
+            ^(rem_end & 300'h00848c9952bac0d6c2d4fb2780b5a1be06944ced71e135da6a9b4911a3375f96ed9970acb07),
+            ^(rem_end & 300'h0062464ca95d4063616afdb3c05ad0df034a2476b8f092ef354da488d39bafeb76ccb856783),
+            ^(rem_end & 300'h80224c9aa4ebc6dc1a86c74476f280ab5ef835441d9c709ddad5ad388206e528e4546badb2e),
+            ^(rem_end & 300'h4011264d5275c3660d4363a23b7940558f7418a20eee384eed6af694410372b47a283556f97),
+            ^(rem_end & 300'h20089b24a9bac1bb06a1b1f11dbca02ae7b20c5107771c2576355b422281b97a3d161a2b7cb),
+            ^(rem_end & 300'h10044590545d40dd8350d8f886dc501553d9062803bb8610bb9a8da91340dcbd1e8b0d159e5),
+            ^(rem_end & 300'h080222c82aae8066c1a8ec7c4b6c288a89ec831481fdc3085dcd66d489a06e7e8745860aef2),
+            ^(rem_end & 300'h0401116615d7403362d4f61e25b614c564f6418ac0fee1842ee6936244d0373f4ba0c305579),
+            ^(rem_end & 300'h022080b30a6ba019b16afb0f12d90ae2927322c5e07f78c217f349b920689b9fadd261828bc),
+            ^(rem_end & 300'h011204c1215e36d0c0333ae3f79c055a37c1a626eda3c4fed1ac29e4103228c732bf5b6cd70),
+            ^(rem_end & 300'h0089026290af1b6062191d51fbce02ad3be0d11376f1e27f685634f208199463915dadb64b8),
+            ^(rem_end & 300'h0044893148d78db8310c8e88fde50156bdf06a893b78f13fb4ab1a71040cca11c8acd65b25c),
+            ^(rem_end & 300'h8004826121bc1b5603365abd8f11b7281567bc1a44fb61e0fea330bf353648b40b9747454d6),
+            ^(rem_end & 300'h40224932905e2da3019bad7ec78adb140ab3de0da25db8f27fd19857989b245a0dcba3a286b),
+            ^(rem_end & 300'h20112c9948af36d180cdd6bf63c56d0a0559ed06510edc793f68ec23cc4d920d06e7d1d1435),
+            ^(rem_end & 300'h1008964ea4d79b60c066eb5fb9e0b68522a4f48328876e3c9fb45619e426c9068373e8e8a1a),
+            ^(rem_end & 300'h08044b2552ebcdb06033758fdcf05b42b1527a411443b71c4fda2b04f01364a349bbf47470d),
+            ^(rem_end & 300'h04022590a975c6d832193ac7ee782da178a93f208a01db8c27ed158a7a093251acddfaba186),
+            ^(rem_end & 300'h020112c854bac36c190c1d63ff3c16d0bc549d90c500edc61376aacd3d041928de6efddd0c3),
+            ^(rem_end & 300'h012403050be15ae00db0d42c788dbc406b4df0d2265b1f03f71845d9a9b444206ca2392beb7),
+            ^(rem_end & 300'h0092098085f0ad7804d86a363c46dea015aef869132d8783fb8c02ecd4da22103e511c15f5b),
+            ^(rem_end & 300'h004904c2427876bc026cb53b1e236f502adf7c3489b6c3c1fd46217e6a6d9128172a8e8adad),
+            ^(rem_end & 300'h800909810bc2aba06f06865d67ecf1b6ca0ab7be34932b1607dc427da1613cc9b48a81e5239),
+            ^(rem_end & 300'h400484c085e175d03583430eb3f6785b45055bdf1a499d8b03ee213ed2b09e44d247407291c),
+            ^(rem_end & 300'h2022426242f09ae01ac1a18751fb3c2d8282adef0d04c6c781f7309769584f026921a0b968e),
+            ^(rem_end & 300'h1011293121786d700f6050e3a8ff9e16e14154f706a26b63c0fb984bb6aca7813c90d0dcb47),
+            ^(rem_end & 300'h08089c9a90bc36b805b0a871d47fcf0b50a8aa7b83513db1e0fdcc25db56d3e09648686e7a3),
+            ^(rem_end & 300'h0404464d485e1b5c00d8d418e23de705a85c553d41a89ed8f0fec612edab69d0432634373d1),
+            ^(rem_end & 300'h02022b26a4af2da6026c6a2c711ef302f42e289e20d4476c787f630174d5b4c821911a9bbe8),
+            ^(rem_end & 300'h01081c1059151d736c30336b5f6388b79015a1f1a4d908a03be3d3fd1b0be68da4400c28dcd),
+            ^(rem_end & 300'h00a406082c0aaeb1b41819b5afb3c4dbe80ad2f8d24c8c501d71c9f68d85f366d22206944e6),
+            ^(rem_end & 300'h0052030616855750da0c0cfadfd9e26dd4056b7c692646280eb8c4fb46c27993691103ca073),
+            ^(rem_end & 300'h80120608592a75eb6b006c1431d4fd3c5b7a0168f8a4f20e89db3c0f7213da2c2f34da88032),
+            ^(rem_end & 300'h400903042c153afdb580362a18e87e9e2db502b47c52790544ed9e0fbb09ed16179a6d44019),
+            ^(rem_end & 300'h20048982160a9d76d8c09b350c763fcf16d2815abe293c80a276cf0fdd8476ab03cd362200c),
+            ^(rem_end & 300'h102244c10b856eb36c60cd9a86391fe78b6142addf349640513b478fecc2bb5589e49b91206),
+            ^(rem_end & 300'h0811226085c29751b43066ed4b1c8ff3c5b0a156ef9a4322281da3c7f4615daac4f04d48903),
+            ^(rem_end & 300'h0408993242e16ba0d8183356ad8c4779c2d850abf7cd2993140ef1e3fa302ef56a782624681),
+            ^(rem_end & 300'h02044c9921f0b5d06e0c19ab5ec623bcc16428557bc694c98a0778f9fd18175abd3c1392340),
+            ^(rem_end & 300'h01102046c9522f0b5c0660e19eb7ece21bc01742c567b0684cd8a07b8c9fd1a179aad341192),
+            ^(rem_end & 300'h0088182164a9178dac03b050c75bf6f12de809a1e293d836266c703dc44f68f0bcd769208c9),
+            ^(rem_end & 300'h00640c10b254abc6d601d82863adfb78b6f406d0f149e41913b6381ee027b4585e69b410464),
+            ^(rem_end & 300'h80240822c9a43c2ae86d1826ca84757efc46f00b428abefb49c8144db381dc49fa305dd593c),
+            ^(rem_end & 300'h40120c1164521e1d74360c336d423a3f5e2b7805a1455f7da4640a2edbc0ee04fd182e6ae9e),
+            ^(rem_end & 300'h20090608b2a92f06b81b0619b6a31d1f8f1dbe02d0a2a7bcd23205176de0f702768e173574f),
+            ^(rem_end & 300'h100483045954978b5c0d830cdb518e8fe786dd01687153dc69992283b4f0fba13b470b9a9a7),
+            ^(rem_end & 300'h082249802c2a6bcdac06c18665aac747f3cb6e80b438a9ec344cb141d878fdf09da185cd6d3),
+            ^(rem_end & 300'h041124c2161535e6d40360c33ad76323f9e5b5405a3c54f41a2658a0ee3cfed84ed2c2e6b69),
+            ^(rem_end & 300'h020892610b0abafb6a01b0619d6bb111fcf2d8a0ad3e227a0d132c50771e7f4c276961f35b4),
+            ^(rem_end & 300'h012041124c2161575f6dc0360433adf622379c5b1415a7c64f41a26d880ee3cfe186edac1e6),
+            ^(rem_end & 300'h0090208b2690b0abadb6601b0a19d6fb311bcc2d0a2adbe12720d136c60771e7f8c176560f3),
+            ^(rem_end & 300'h0048104593487855d4db300d850cebfdb88de41685156df29390689b6303b8d3f460bbab279),
+            ^(rem_end & 300'h8008108a4c42c54af2d706c309b14375bd811f9eb6d01d0855efa9320e26b143b1e3ee09f46),
+            ^(rem_end & 300'h40240047262142ad7b6b03418cdaa13afec88fcf5b6806862af7f4990513d881d8f3f784da3),
+            ^(rem_end & 300'h201208219390a15ebdb501a0c66f501d7f6c45e72d940b43157bda4c82896c40ec7bfbc26d1),
+            ^(rem_end & 300'h10090c12c94870a75eda00f06335a88e9fbe22f316ca05a38a3dcd264144b6207e3dfd61368),
+            ^(rem_end & 300'h0804860964a4385baf6d8058319ad4c74fdf13790b450ad3c59ec69320a2db30371cfe30bb4),
+            ^(rem_end & 300'h04224304b2523c25d5b6c02c10cd6a6387e789bc0582856be24f43499051edb81b8e7f185da),
+            ^(rem_end & 300'h0211298059a91e1ae8db60360866b5b1e3f3c6de02e14ab5f12781a4ca2876fc0dc53f8c2ed),
+            ^(rem_end & 300'h0100844a60166a4786ba36d80d8219ad6c78fcf1b780b852ad7c49e069328a1dbf03714fe30),
+            ^(rem_end & 300'h00a04225300b152bc35d1b4c06c10cd6b6347e78dbc0542956be24f83499c50ed783b827d18),
+            ^(rem_end & 300'h0050211098858a95e1ae0d86036286eb7b123f3c6de02a14abdf1274184c628763c3dc13e8c),
+            ^(rem_end & 300'h80102226602ca90c2bafdac1b181b08656ac75fbc47cfb6e0242aadf8a7b34b2044ec51d9e0),
+            ^(rem_end & 300'h400811113016548e15d76d40d0c0d8432b5638fde21e75b501a15567c53d1a590a27620ecf0),
+            ^(rem_end & 300'h20240088980b2a4f0aebb68060626ca1b5ab1c7ef12f32da80d08abbe09e0d0c8511b107478),
+            ^(rem_end & 300'h101200464c8595278575db4038333650fadd8e3f78b7916d4068455df24f06a6428ad803a3c),
+            ^(rem_end & 300'h080908232642ca9bc2ba6da01c199ba85d6ec51f3c5bc0b4a0b422aef927835321476c81f1e),
+            ^(rem_end & 300'h04048c1193214545e35d36f0060ccdd40ebf608f9e2de058505a315f7e93418998a3b6c0f8f),
+            ^(rem_end & 300'h0222460ac99082aaf1ae1b580b04666a075fb047cf36f02c28ad38a7bf4920c4cc51dbe05c7),
+            ^(rem_end & 300'h010101230464c8515178d74dbc0183337503afd823e78b781614168c57dfa4d0626628edb03),
+            ^(rem_end & 300'h0080889182b26420aabc6b86d602c1199a81d7ec11f3cdbc0b0a2b4e29efd24831331476f81),
+            ^(rem_end & 300'h00604448c1591218575eb5c36303600ced48ebf688f9e6dc058515af14f7692418998a3b7c0),
+            ^(rem_end & 300'h8020489304c9a16a9385ebed71b700c1b36a1ab5c77f611e786f05ba0285ab7c57be9383664),
+            ^(rem_end & 300'h401024498264d0b54bc275f6b0d98060d9b50f5a639fb88f3cb782d5034255be23df4941932),
+            ^(rem_end & 300'h20081224c1b24852a5e1badb506cc0b04cda87adb1cfdc479edbc16281a12adf19eda420c99),
+            ^(rem_end & 300'h102401126059242152f05d6da03460d8066d41d6d8c7ee23cf6dc0b142d0156f84f4d29044c),
+            ^(rem_end & 300'h08120089302c9210a978aeb6d018306c0336a0ebec63ff11e7b6c050a1688ab7c27869c8226),
+            ^(rem_end & 300'h040900449816690856bcd75b600c1836219b5075f611f78af35b602852b4c57be93c3464113),
+            ^(rem_end & 300'h020488224c0b148c2b5e6b8db8060c9b10c5aa3afb08f3c7792d9014295ae2bdf49c1a32289),
+            ^(rem_end & 300'h01020480224c0b24842a5e2badb4060c1b00cda83afb18ffc479edb014285a22adf09e1a720),
+            ^(rem_end & 300'h008102401126059a4215af35d6d803060d8866d41d7d847de2bcd6d80a14ad315efa4f0d190),
+            ^(rem_end & 300'h00408122089302c5230ad79ae36e018326c4316a8ebec23cf1de4b64050a56b8af7d27068c8),
+            ^(rem_end & 300'h8000824022982c942ea4c2abcaeada06d80c1a6c865a875ac77ec473c6f3b6c0b28342ab78a),
+            ^(rem_end & 300'h40204120114c16421552e175ed776d034c060f36432d43af633f6239e3795b405141a155bc5),
+            ^(rem_end & 300'h2010289208260b2908a9f0baf6b9b601860b059ba196a1d7b11fb11cf1bc2da020a2d02afe2),
+            ^(rem_end & 300'h1008144b049305948454785d7b5cdb00c30d80cd50eb58ebd88ff88e7ade16d0185168155f1),
+            ^(rem_end & 300'h0824022582c982ca402abc2ebdac6d804186c066a875ac77ec47fc4f3f6f0b68042ab48aaf8),
+            ^(rem_end & 300'h04120110c164e16522155e1756d436c020c36033d43ad63bf623de279db705940a155ac577c),
+            ^(rem_end & 300'h0209008a60b250ba930aaf2bab681b603069b2196a1d6b1dfb11cf1bcedb02ca0d0aade2bbe),
+            ^(rem_end & 300'h0104020512c124c16521151e175ed736c030c36033543ad63af623fe239eb785b406145a055),
+            ^(rem_end & 300'h008209008960b260b2900aaf0baf6b1b601061b019aa1d6b1dfb11ff13cfdbc2da010aad22a),
+            ^(rem_end & 300'h00410480443059385948855785d5b50db00830d80cf50eb58efd88f789e76dc165028556b15),
+            ^(rem_end & 300'h800109011282130b2616a4054f0b5eae9b51b403181839b033a86b51d7637ec8ff139e6f16d),
+            ^(rem_end & 300'h4000848089c10985910b5202a787afd76da0da010c2c1cda19d435a8ebb13f44778bcfb78b6),
+            ^(rem_end & 300'h202042404460a4c2c885a9215bc1d76bb6d06f000636066d0c6a3adc77d81fa233c5e7dbc5b),
+            ^(rem_end & 300'h1010212022307261664254b0a5e2ebb5db603580831b033686b51d663bec8ff119e2f36dc2d),
+            ^(rem_end & 300'h0808189011981930b1212a785af175dacdb018c0c18d8199435a8ebb1ff647f88cf379b6c16),
+            ^(rem_end & 300'h0424044a084c2c985a90153c2d7aba6d46d00c6060e6c0cea1ad475d8dfb23fc4e79bc5b40b),
+            ^(rem_end & 300'h02120227042616442d480a9e1ebf5db683680430b073686750d6a3aec4fd11de2f3ede2d805),
+            ^(rem_end & 300'h010808109011182930b2216a4856f075daedb41bc0018d819b431a8eb71df607e88cf179f6f),
+            ^(rem_end & 300'h0084040848088c1c985990952c2978baed76d80d6020c6c0cda1ad47598efb23fc4678bcdb7),
+            ^(rem_end & 300'h00420206240466064c2c484a9e16bc5d76b36c06303063606650d6a3aec7fd91fe233cde6db),
+            ^(rem_end & 300'h800204089022608983262c90ba40a9c2af0ebebadadb606e01183066c19b866a15a9d6c77b1),
+            ^(rem_end & 300'h4001020448113044c1931648552054e157875f5d6d4db037000c183360cd43350ad4eb63bd8),
+            ^(rem_end & 300'h200089022408982262c90b242a902af0abcbadaeb686d01980062c19b066a19a8d6875b1fec),
+            ^(rem_end & 300'h1020448112044c1931648592154a157875e5d6d7db43600cc083360cd83350ed4eb63ad8ff6),
+            ^(rem_end & 300'h081022408982260c98b242e902a70abc3afaeb6b6d81b80460c19b066e19a856a75b1dec5fb),
+            ^(rem_end & 300'h0408112044c113064c5921548153855e1d7d75b536c0dc003060cd83350cd42b53ad8ef60fd),
+            ^(rem_end & 300'h022408902260898b242c90aa40abc2af2eb6bada1b40660018b066c19a866a35a1d6c7fb07e),
+            ^(rem_end & 300'h011000408112044c113064c5921548153855e1d7d75b536c0dc003060cd83350cd42b53ad8e),
+            ^(rem_end & 300'h00880022408902260898b242c90aa40abc2af2eb6bada1b40660018b066c19a866a35a1d6c7),
+            ^(rem_end & 300'h0044081120448113064c5921648552855e1d7975b5f6d0d8033020cd83360cd43b53ad8eb63),
+            ^(rem_end & 300'h80040020812411208b049824cb245942d21a9054c29e1af1d7aead7b68db06c0360030c1b60),
+            ^(rem_end & 300'h400208124012089045824c3265902c216905482ae16f0d7aebd776bdb46d036013001860db0),
+            ^(rem_end & 300'h200104092089044820c1261932ca16909482a615f0978ebd756b9b56d83601b001820cb04d8),
+            ^(rem_end & 300'h100082049044822c1260932c91650b486a41530a786bc75ebab5eda36c1b00d800c306d826c),
+            ^(rem_end & 300'h08204900482241160930c99640b085a41520ab85bc35ebaf5ddaf6d1b40d804c0061836c336),
+            ^(rem_end & 300'h0410248224112083049864cb285a42520a9857c25e3af5d5ae6d5b60d806c0060832c13619b),
+            ^(rem_end & 300'h020812411208b049824cb245942d21a9054c29e1af1d7aead7b68db06c0360030c1b609b0cd),
+            ^(rem_end & 300'h01200100082049044822c1260932c91650b486a41530a786bc75ebab5eda36c1b00d800c306),
+            ^(rem_end & 300'h0090008204900482241160930c99640b085a41520ab85bc35ebaf5ddaf6d1b40d804c006183),
+            ^(rem_end & 300'h004800410248224112083049864cb285a42520a9857c25e3af5d5ae6d5b60d806c0060832c1),
+            ^(rem_end & 300'h800800800840a4024224224228218298098c9ac92c82c42e42a42a42a42ac2bc2bc2bcebeeb),
+            ^(rem_end & 300'h4004004204205201211211011c10c14c24c64d6416616215215215215215e15e15e35e75d75),
+            ^(rem_end & 300'h2002002102900908908908a0860a6026326b24b20b10b90a90a90a90ab0af0af0af3afbaeba),
+            ^(rem_end & 300'h10010810814804844844047043053093193590598588548548548548578578578d79d75d75d),
+            ^(rem_end & 300'h0800840a4024224224228218298098c9ac92c82c42e42a42a42a42ac2bc2bc2bcebeebae9ae),
+            ^(rem_end & 300'h04204205201211211011c10c14c24c64d6416616215215215215215e15e15e35e75d75d76d7),
+            ^(rem_end & 300'h02102900908908908a0860a6026326b24b20b10b90a90a90a90ab0af0af0af3afbaeba6bb6b),
+            ^(rem_end & 300'h010014004004204205201211211011c10c14c24c64d6416616215215215215215e15e15e35e),
+            ^(rem_end & 300'h00a002002002102900908908908a0860a6026326b24b20b10b90a90a90a90ab0af0af0af3af),
+            ^(rem_end & 300'h0050010010810814804844844047043053093193590598588548548548548578578578d79d7),
+            ^(rem_end & 300'h8010020040080100220440881901202404889112224440881182304608c1981302624cc9993),
+            ^(rem_end & 300'h40080100200400881102206404809012224448891102204608c1182306604c0989332664ec9),
+            ^(rem_end & 300'h20040080100220440881901202404889112224440881182304608c1981302624cc9993b2564),
+            ^(rem_end & 300'h100200400881102206404809012224448891102204608c1182306604c0989332664ec9590b2),
+            ^(rem_end & 300'h080100220440881901202404889112224440881182304608c1981302624cc9993b25642c859),
+            ^(rem_end & 300'h0400881102206404809012224448891102204608c1182306604c0989332664ec9590b21642c),
+            ^(rem_end & 300'h0220440881901202404889112224440881182304608c1981302624cc9993b25642c8590b216),
+            ^(rem_end & 300'h010020060040080100200400881102206404809012224448891102204608c1182306604c098),
+            ^(rem_end & 300'h008018010020040080100220440881901202404889112224440881182304608c1981302624c),
+            ^(rem_end & 300'h0060040080100200400881102206404809012224448891102204608c1182306604c09893326),
+            ^(rem_end & 300'h802008020080200802008020080200802008020080200802008020080200802008020080200),
+            ^(rem_end & 300'h401004010040100401004010040100401004010040100401004010040100401004010040100),
+            ^(rem_end & 300'h200802008020080200802008020080200802008020080200802008020080200802008020080),
+            ^(rem_end & 300'h100401004010040100401004010040100401004010040100401004010040100401004010040),
+            ^(rem_end & 300'h080200802008020080200802008020080200802008020080200802008020080200802008020),
+            ^(rem_end & 300'h040100401004010040100401004010040100401004010040100401004010040100401004010),
+            ^(rem_end & 300'h020080200802008020080200802008020080200802008020080200802008020080200802008),
+            ^(rem_end & 300'h010040100401004010040100401004010040100401004010040100401004010040100401004),
+            ^(rem_end & 300'h008020080200802008020080200802008020080200802008020080200802008020080200802),
+            ^(rem_end & 300'h004010040100401004010040100401004010040100401004010040100401004010040100401)
+        }
+            == {
+                ^(loop_in & 600'hbaf60ec56de2a64783464f0328e4d6cbbc16abaea9710dd949d2c94743339169fcfccbaa8f480193baf60ec56de2a64783464f0328e4d6cbbc16abaea9710dd949d2c94743339169fcfccb),
+                ^(loop_in & 600'h5d5b0f60b6f15323c1a3a78194706be5fe0b57d7d49886eca46944a3a399c894f67c65d547a402c95d5b0f60b6f15323c1a3a78194706be5fe0b57d7d49886eca46944a3a399c894f67c65),
+                ^(loop_in & 600'hae8d8fb05bf88991e2d1d3c0ca3835f2df0dabeb6a6c437452b4a259d1cc644a733e32eaa3d20164ae8d8fb05bf88991e2d1d3c0ca3835f2df0dabeb6a6c437452b4a259d1cc644a733e32),
+                ^(loop_in & 600'hd766cfd82d7c44c8f36869e06d1e1a794f8ed5f5351621b8295a7124eae6b225319d19f551e100b2d766cfd82d7c44c8f36869e06d1e1a794f8ed5f5351621b8295a7124eae6b225319d19),
+                ^(loop_in & 600'h6bb367ec16be226c7bb4b4d03e8f0dbca7cf6afa1a8b18dc142d189a7573d93298cc8cfaa8f080596bb367ec16be226c7bb4b4d03e8f0dbca7cf6afa1a8b18dc142d189a7573d93298cc8c),
+                ^(loop_in & 600'hb5d9b3f40bdf113e3ddada681f45865e73efb77d8d658c6c0a168c453ab96c994c6646fd5470402cb5d9b3f40bdf113e3ddada681f45865e73efb77d8d658c6c0a168c453ab96c994c6646),
+                ^(loop_in & 600'hdaccd1f805efa8971eed6d340fa0c32f39f7d9bec6b2c636058b462a9d5c364ca63123feaa302216daccd1f805efa8971eed6d340fa0c32f39f7d9bec6b2c636058b462a9d5c364ca63123),
+                ^(loop_in & 600'hd7b0663b6f15720c0e3079992736b75c20e545714a086ec24b974a5a0d9d8a4fa7e65a55fa501098d7b0663b6f15720c0e3079992736b75c20e545714a086ec24b974a5a0d9d8a4fa7e65a),
+                ^(loop_in & 600'hebd83b1db78a990e05183ccc939b5b2e307aa2b8a5043761254ba52d04ce4527d3f32daafd200a4cebd83b1db78a990e05183ccc939b5b2e307aa2b8a5043761254ba52d04ce4527d3f32d),
+                ^(loop_in & 600'h75ec1d8edbc54c8f028c9e4641cdad97383d535c52a21bb292a5d29e82672293e9f996555e90072675ec1d8edbc54c8f028c9e4641cdad97383d535c52a21bb292a5d29e82672293e9f996),
+                ^(loop_in & 600'hebf06c75bcab60d1d827d5a20e5115ad8acd9c874b67139463c0a2d3129db999153f3f65aab80326ebf06c75bcab60d1d827d5a20e5115ad8acd9c874b67139463c0a2d3129db999153f3f),
+                ^(loop_in & 600'h75d8363ade559060ee136ad1072a8a56e56ece4325b389ca31605161894e5cec829d9f32d554019375d8363ade559060ee136ad1072a8a56e56ece4325b389ca31605161894e5cec829d9f),
+                ^(loop_in & 600'hbaec1b1f6f2ac830770935488b97452b52bf672112f9c4e718b008b0c6a7ae76494ccf196aa202c9baec1b1f6f2ac830770935488b97452b52bf672112f9c4e718b008b0c6a7ae76494ccf),
+                ^(loop_in & 600'h5d760d8db715641039849aa44dcba2158957b390097ce2738c5804586353571b2ca4678cb55101645d760d8db715641039849aa44dcba2158957b390097ce2738c5804586353571b2ca467),
+                ^(loop_in & 600'hae9b0ec6db8ab2081cc2cd5226e5d10ae4abd9c884be793bc62c222c33a9ab8d965233467aa080b2ae9b0ec6db8ab2081cc2cd5226e5d10ae4abd9c884be793bc62c222c33a9ab8d965233),
+                ^(loop_in & 600'hd74d8f616dc5590c0c61e6891372e8057255eee4427f3c9de316111e19d4d5c6c32b19233d504059d74d8f616dc5590c0c61e6891372e8057255eee4427f3c9de316111e19d4d5c6c32b19),
+                ^(loop_in & 600'h6ba6cfb0b6e28c8e0630f36489bb7482b922f572213f9e4ef18b28870ceaeae369958c91bea0202c6ba6cfb0b6e28c8e0630f36489bb7482b922f572213f9e4ef18b28870ceaeae369958c),
+                ^(loop_in & 600'h5e0303ade75a069ed93fac10428caf6cd65ce43e5bf8dcb31b05169894e8ccc8a9f5f92d55e011305e0303ade75a069ed93fac10428caf6cd65ce43e5bf8dcb31b05169894e8ccc8a9f5f9),
+                ^(loop_in & 600'haf0181d6f3ad03476c9f5608294457b66b26721f2ddc6e598d028b4c4a74e66454f8fc96aaf00898af0181d6f3ad03476c9f5608294457b66b26721f2ddc6e598d028b4c4a74e66454f8fc),
+                ^(loop_in & 600'hd7a0c8eb795681a3b44fab041ca22b5b159b390f96ce372cc68145a6253a73322a7e7ecb5570064cd7a0c8eb795681a3b44fab041ca22b5b159b390f96ce372cc68145a6253a73322a7e7e),
+                ^(loop_in & 600'haf03075b9ed0a93b17ee174daa07471ae5c83945c5e10bfbc9bc45888a18a9d736469f3f0b58024caf03075b9ed0a93b17ee174daa07471ae5c83945c5e10bfbc9bc45888a18a9d736469f),
+                ^(loop_in & 600'hd78183afcf68749d8bf70ba6dd03a30d72ec1ea2e2d08dfde4de22c4470cd4eb9b214f9fa5a40326d78183afcf68749d8bf70ba6dd03a30d72ec1ea2e2d08dfde4de22c4470cd4eb9b214f),
+                ^(loop_in & 600'hebe0c1d5e7b41a46c7fb85d36683d186b97e0d51716846fcf2ef316a2386ea55cd90a7cff2d20193ebe0c1d5e7b41a46c7fb85d36683d186b97e0d51716846fcf2ef316a2386ea55cd90a7),
+                ^(loop_in & 600'h75f068eaf35a0d2b61fdc2c9b343e8c37cbf06a8b894237c79f798bd11c3752ae6ca5367d96102c975f068eaf35a0d2b61fdc2c9b343e8c37cbf06a8b894237c79f798bd11c3752ae6ca53),
+                ^(loop_in & 600'hbad83c7779ad069db0fe6144d1a3f4619e5f83545c4a11bc3cfbcc568ae13ab573672933ccb08164bad83c7779ad069db0fe6144d1a3f4619e5f83545c4a11bc3cfbcc568ae13ab5736729),
+                ^(loop_in & 600'h5d6c1639bc56834eda7fb08268d1fa30ef27c1aaae2500de1e7de62347709d7ab1b19419c65040b25d6c1639bc56834eda7fb08268d1fa30ef27c1aaae2500de1e7de62347709d7ab1b194),
+                ^(loop_in & 600'haeb60b1edeab41a76d3f5841346afd985793e2d5d712886f0fbed319a1b8ce9d58d8ca8ce3202059aeb60b1edeab41a76d3f5841346afd985793e2d5d712886f0fbed319a1b8ce9d58d8ca),
+                ^(loop_in & 600'h78580ad4f18509e8a371bb6d303239d6ee01ca2f2e484fce4ee32c0458c44eb99228faf95ac0126078580ad4f18509e8a371bb6d303239d6ee01ca2f2e484fce4ee32c0458c44eb99228fa),
+                ^(loop_in & 600'hbc0c0d6a7842a4fc53b85db698191c6b5700e51717042fe727f196022c62a75cc9167dfcad600930bc0c0d6a7842a4fc53b85db698191c6b5700e51717042fe727f196022c62a75cc9167d),
+                ^(loop_in & 600'h5e060eb73ca152762bdc2edb440e8e358b80728b8b8217f39378cb01143153ae6c893e7e56b004985e060eb73ca152762bdc2edb440e8e358b80728b8b8217f39378cb01143153ae6c893e),
+                ^(loop_in & 600'hbc1805abc4281ef44c78a33cd48ae5456d9b2dcff6bd7a521b87bef62e88c32a7b9a453ebca80098bc1805abc4281ef44c78a33cd48ae5456d9b2dcff6bd7a521b87bef62e88c32a7b9a45),
+                ^(loop_in & 600'h5e0c0ad5e2140f7a263cd19e624772a296c594e7fb7eb5290dc3df731744e1b535cf229f7e54024c5e0c0ad5e2140f7a263cd19e624772a296c594e7fb7eb5290dc3df731744e1b535cf22),
+                ^(loop_in & 600'haf060d68f10a27b5131e68cf3921b9d16b6aca737d9f5a948661efb989a270fa9ae5914fbf220326af060d68f10a27b5131e68cf3921b9d16b6aca737d9f5a948661efb989a270fa9ae591),
+                ^(loop_in & 600'hd7830eb6788513d28b8fb4679c90dce895b567393eefad4843b0d7d4c4d1b85d4572c8a7df910193d7830eb6788513d28b8fb4679c90dce895b567393eefad4843b0d7d4c4d1b85d4572c8),
+                ^(loop_in & 600'hebc1875b3c4289e145c7da13c64a6e744ad2b19c1f77d6a621d84bea6268dc0eaabb6453cfc082c9ebc1875b3c4289e145c7da13c64a6e744ad2b19c1f77d6a621d84bea6268dc0eaabb64),
+                ^(loop_in & 600'h75e0c3af9ea164f8a2e3ed29e32737ba05695ace0f9be35310ec25fd33346e275d5db229e7e0416475e0c3af9ea164f8a2e3ed29e32737ba05695ace0f9be35310ec25fd33346e275d5db2),
+                ^(loop_in & 600'hbaf061d7cfd0927c537176b4f1939bdd02b4af6787edf1a9887612fe999ab733aeacd994f3f020b2baf061d7cfd0927c537176b4f1939bdd02b4af6787edf1a9887612fe999ab733aeacd9),
+                ^(loop_in & 600'he1403d42234077c267c01866a443282becc97a7cb56b8284df3cb78160451893acce29f4e55010c1e1403d42234077c267c01866a443282becc97a7cb56b8284df3cb78160451893acce29),
+                ^(loop_in & 600'hf0a016a311a03be131e08c3352239415f66cbf3edab5c9406f1e7bc8b2220c69de6514fa72a00a60f0a016a311a03be131e08c3352239415f66cbf3edab5c9406f1e7bc8b2220c69de6514),
+                ^(loop_in & 600'h78700b5388503df898f04639a911ca8adb365f9fed7ae4a0370f3dec59118614e7308a7d3950053078700b5388503df898f04639a911ca8adb365f9fed7ae4a0370f3dec59118614e7308a),
+                ^(loop_in & 600'hf0803a848f02fc5c803b27ec226f40a3b5be0b25f650fb7cd4886c3becc5a2218a773314f4e80130f0803a848f02fc5c803b27ec226f40a3b5be0b25f650fb7cd4886c3becc5a2218a7733),
+                ^(loop_in & 600'h78601d4047017e26401d13d61135a0d1dad707927b0875bc6ac43615f662d130c53b998a7a74009878601d4047017e26401d13d61135a0d1dad707927b0875bc6ac43615f662d130c53b99),
+                ^(loop_in & 600'hbc3006a223809f13200e09eb0098d0e8cd6b81c9bda432de35623b02f93168b86a9dcc453d32024cbc3006a223809f13200e09eb0098d0e8cd6b81c9bda432de35623b02f93168b86a9dcc),
+                ^(loop_in & 600'h5e180b5311406f89920784d5804c68f446b5c0e45ef2196f1ab11d897e98345c3d4ee622be9103265e180b5311406f89920784d5804c68f446b5c0e45ef2196f1ab11d897e98345c3d4ee6),
+                ^(loop_in & 600'haf0c05ab88a037c4cb03c26ac82634fa0352e0722f7904b78d58aec4bf4c9a2e1ea573915f408193af0c05ab88a037c4cb03c26ac82634fa0352e0722f7904b78d58aec4bf4c9a2e1ea573),
+                ^(loop_in & 600'hd7860ad7c4503be26781613564111afd21a97039179c8259c62c77625fa6cd370752b9c88fa042c9d7860ad7c4503be26781613564111afd21a97039179c8259c62c77625fa6cd370752b9),
+                ^(loop_in & 600'hebc30d69e2283df133c0309ab20a8d7eb0dcb81c8bee412ce3961bb92dd3669b83a95c6467d02164ebc30d69e2283df133c0309ab20a8d7eb0dcb81c8bee412ce3961bb92dd3669b83a95c),
+                ^(loop_in & 600'h8541b4307e16e2a419db3fa1736a061cedd0552bb387dbeaa54361ef7a2c114c43a19da6e70011828541b4307e16e2a419db3fa1736a061cedd0552bb387dbeaa54361ef7a2c114c43a19d),
+                ^(loop_in & 600'hc280da1a3f0b71520ced9ff0b9b5038e56e82895d9c3edf75221b0ffbf16888629d0ce53538008c1c280da1a3f0b71520ced9ff0b9b5038e56e82895d9c3edf75221b0ffbf16888629d0ce),
+                ^(loop_in & 600'he140650d1f05b8a904764fd854da81472b7c164aece1f6f9a910d877dd8b444314ea6729a9c00660e140650d1f05b8a904764fd854da81472b7c164aece1f6f9a910d877dd8b444314ea67),
+                ^(loop_in & 600'hc281b865fbb6ead34ac5dc7683cd22e515f987cb83a2f7212dc6988d86fb62e22311d09dcde80260c281b865fbb6ead34ac5dc7683cd22e515f987cb83a2f7212dc6988d86fb62e22311d0),
+                ^(loop_in & 600'he140d430fd5b5561a762ee3b49e491728afcc1e5c1d17b9096e36c4ec17d31511188e8cee6f40130e140d430fd5b5561a762ee3b49e491728afcc1e5c1d17b9096e36c4ec17d31511188e8),
+                ^(loop_in & 600'hf0806a187e2d8ab0d1b1f71da4f248b9457662f2e0e8b5c84b71962760be98a880c6746753720098f0806a187e2d8ab0d1b1f71da4f248b9457662f2e0e8b5c84b71962760be98a880c674),
+                ^(loop_in & 600'h7840350e3f16c5506ad8fbaeda7b24dca2bb3179f05452e42538cb1bb25f4c7448613a33a9b1024c7840350e3f16c5506ad8fbaeda7b24dca2bb3179f05452e42538cb1bb25f4c7448613a),
+                ^(loop_in & 600'hbc201a851f0b62a8376cfdd76d3d926e515d98bcf82a2172129c658dd92fa61a2c329d99d4d08326bc201a851f0b62a8376cfdd76d3d926e515d98bcf82a2172129c658dd92fa61a2c329d),
+                ^(loop_in & 600'h5e300d408f05b1541bb6fecbb69cc93728a6ce5e7c1518b909ce32c6ec97d30d1e194eccca6041935e300d408f05b1541bb6fecbb69cc93728a6ce5e7c1518b909ce32c6ec97d30d1e194e),
+                ^(loop_in & 600'haf1806a04702f8a20ddb7f45db4c649bb45b672f3e2a8c5c84e73963764be9a6870ea7e6453022c9af1806a04702f8a20ddb7f45db4c649bb45b672f3e2a8c5c84e73963764be9a6870ea7),
+                ^(loop_in & 600'h150db337d8b7968a4e28e3f46e691028efdc365c1c97b90d6f35043c3fde1611689683eeef701304150db337d8b7968a4e28e3f46e691028efdc365c1c97b90d6f35043c3fde1611689683),
+                ^(loop_in & 600'h0a86d19becdbeb4d271471da3f34889457e61b2e0e4bdc84b71aa2161fef8b08bc4b417777b009820a86d19becdbeb4d271471da3f34889457e61b2e0e4bdc84b71aa2161fef8b08bc4b41),
+                ^(loop_in & 600'h854360cff66dd5a6918ab8ed179a44ca2bf30f970705ee425b8d710b0df7c5845627a03b9bd004c1854360cff66dd5a6918ab8ed179a44ca2bf30f970705ee425b8d710b0df7c5845627a0),
+                ^(loop_in & 600'h0a8db66f63bce859ee26e061358536819cd7456ccbdf0a88b912f8d622c3fbc588b49407bb9800c10a8db66f63bce859ee26e061358536819cd7456ccbdf0a88b912f8d622c3fbc588b494),
+                ^(loop_in & 600'h8546d337b1de7424f513f0309ac09b40ce6ba2b665cf85445c095c6b13617de2c4584a83ddc402608546d337b1de7424f513f0309ac09b40ce6ba2b665cf85445c095c6b13617de2c4584a),
+                ^(loop_in & 600'hc283619bd86f1a127a89781845604da0473dd15bb2e7caa22e848e358bb0bef1622e2541eee20130c283619bd86f1a127a89781845604da0473dd15bb2e7caa22e848e358bb0bef1622e25),
+                ^(loop_in & 600'he141b0cfecb7ad093d443c0c2ab026d02396e8ad5973ed5317426712c5d85f58b11712a0f7710098e141b0cfecb7ad093d443c0c2ab026d02396e8ad5973ed5317426712c5d85f58b11712),
+                ^(loop_in & 600'hf080d867f6dbd6849ca21e061d58136811cb7456acb9f6ab8b21338962ec2f8c588989d07bb0824cf080d867f6dbd6849ca21e061d58136811cb7456acb9f6ab8b21338962ec2f8c588989),
+                ^(loop_in & 600'h78406431fb6deb4a4c518f2306ae093428e5b82b565cfb55c510b9ccb37697e62444c4e81dd0432678406431fb6deb4a4c518f2306ae093428e5b82b565cfb55c510b9ccb37697e62444c4),
+                ^(loop_in & 600'hbc003a18fdb6d5ad2628c7918355041a347adc152b0e7daae2087cee59bb4bd31a2062740ee02193bc003a18fdb6d5ad2628c7918355041a347adc152b0e7daae2087cee59bb4bd31a2062),
+                ^(loop_in & 600'h54ada3631de7828f7d320389fc2db40ca6ea2b665e78345dc896c6a10e1ede2c05a4a53d9ce0120854ada3631de7828f7d320389fc2db40ca6ea2b665e78345dc896c6a10e1ede2c05a4a5),
+                ^(loop_in & 600'h2a76d9b18ef3e147bc9981c4f614da06737d15b32f3c1a2ee44b6358870fef1602d2521eee700b042a76d9b18ef3e147bc9981c4f614da06737d15b32f3c1a2ee44b6358870fef1602d252),
+                ^(loop_in & 600'h151b6cdac779d0a3dc4cc0c27b0a6d0339be8ad997be05157225b1ac4187f78b0169290f77300582151b6cdac779d0a3dc4cc0c27b0a6d0339be8ad997be05157225b1ac4187f78b016929),
+                ^(loop_in & 600'h2a6da6c0753c680f8883db3dcda3cd8811ae8eb70aeb2cfaa81704bc6a2187af1c0b4b966dc801822a6da6c0753c680f8883db3dcda3cd8811ae8eb70aeb2cfaa81704bc6a2187af1c0b4b),
+                ^(loop_in & 600'h1536d3623a9e1407c641edbeeed1e64428df475b05559e7f548b825e3710c3f78605a54b36e400c11536d3623a9e1407c641edbeeed1e64428df475b05559e7f548b825e3710c3f78605a5),
+                ^(loop_in & 600'h0a9b69b31dcf0a0be32076ff7768f322146fa1ad828ac73daac5e127198861fbcb02d2a5bb7202600a9b69b31dcf0a0be32076ff7768f322146fa1ad828ac73daac5e127198861fbcb02d2),
+                ^(loop_in & 600'h854dbcd98ee7850df1903b7fbbb679910a3fd0d6c165639ed5e2d0938ec4b0fde5816952fdb10130854dbcd98ee7850df1903b7fbbb679910a3fd0d6c165639ed5e2d0938ec4b0fde58169),
+                ^(loop_in & 600'hc286d66ec7f3c28ef8c81d9fd5d93c48a517e86be092b9cf6a714849c562d87ef2c0b4295ed08098c286d66ec7f3c28ef8c81d9fd5d93c48a517e86be092b9cf6a714849c562d87ef2c0b4),
+                ^(loop_in & 600'he14363376379e14f7e640ecfe2ee9e24728bf43570495ce7b5b8842ce0b1ec1f71605a948f60424ce14363376379e14f7e640ecfe2ee9e24728bf43570495ce7b5b8842ce0b1ec1f71605a),
+                ^(loop_in & 600'hf081b19bb1bcd0a7bd320767f1774f923945fa1ab824a673da5c421e7258762fb8b22d4a47b02326f081b19bb1bcd0a7bd320767f1774f923945fa1ab824a673da5c421e7258762fb8b22d),
+                ^(loop_in & 600'h522d760fade2005c541ad8ae3d1a6a410d0471ba56d977c145b925b3510d3cb8c0525db36e101011522d760fade2005c541ad8ae3d1a6a410d0471ba56d977c145b925b3510d3cb8c0525d),
+                ^(loop_in & 600'ha936bb05d6f1202e2a0d6c77168f3520868a3add2b6cb3e2a25c92d1a8861e7c60292e59b7000a08a936bb05d6f1202e2a0d6c77168f3520868a3add2b6cb3e2a25c92d1a8861e7c60292e),
+                ^(loop_in & 600'h549b5d80eb78901f1506b63b8b479a10634d1d6e159659f1512e4968d4430f1e3816972cdb800704549b5d80eb78901f1506b63b8b479a10634d1d6e159659f1512e4968d4430f1e381697),
+                ^(loop_in & 600'ha92d7c1ab511c5bab693513c009f0bb4f24e52fd1af052b39faa0b94b4d486fc918d49e9b4480304a92d7c1ab511c5bab693513c009f0bb4f24e52fd1af052b39faa0b94b4d486fc918d49),
+                ^(loop_in & 600'h54b6b60f5a88c2d55b49289e084d85da5927297e0d782959cfd505c2586a435e48c4a474da24018254b6b60f5a88c2d55b49289e084d85da5927297e0d782959cfd505c2586a435e48c4a4),
+                ^(loop_in & 600'h2a5b5b07adc44162ada4144f0c26c26d0c9b96bf869c14ace76aa2e12e35218f2c6052ba4d1200c12a5b5b07adc44162ada4144f0c26c26d0c9b96bf869c14ace76aa2e12e35218f2c6052),
+                ^(loop_in & 600'h152dad81d6e200b154d28a0786116136864dc95fc36e025673b57170971a10c79e30295d26810260152dad81d6e200b154d28a0786116136864dc95fc36e025673b57170971a10c79e3029),
+                ^(loop_in & 600'h0ab6d6c0ebf10058a869c523c30ab09b4326e4af6197092b39dab8b84b8d8843cf18142eb34081300ab6d6c0ebf10058a869c523c30ab09b4326e4af6197092b39dab8b84b8d8843cf1814),
+                ^(loop_in & 600'h855b63607578a02c543462b1e185584d8193705730cb8c959ced5c5425c6c421e78c0a9759a04098855b63607578a02c543462b1e185584d8193705730cb8c959ced5c5425c6c421e78c0a),
+                ^(loop_in & 600'hc28db9b23a3c501e281ab178f8c2ac26c0c9ba2b9865ce4acef6ae2210e36230fbc6054bacd0224cc28db9b23a3c501e281ab178f8c2ac26c0c9ba2b9865ce4acef6ae2210e36230fbc605),
+                ^(loop_in & 600'h486ba0c1a88fedb5a09e89a074fc5da792228fe8d6c2b594f8515c85bea537e4ec6e4b4c62201022486ba0c1a88fedb5a09e89a074fc5da792228fe8d6c2b594f8515c85bea537e4ec6e4b),
+                ^(loop_in & 600'ha435d062d447d6dad24f44f0327c2ed3c91947f46b415aca7ca8ae42df521bf2763525a611100811a435d062d447d6dad24f44f0327c2ed3c91947f46b415aca7ca8ae42df521bf2763525),
+                ^(loop_in & 600'h521ae8316a23cb656927a278113e1769e48ca1fa35a0a5673e5457296da90df9331a92d328800608521ae8316a23cb656927a278113e1769e48ca1fa35a0a5673e5457296da90df9331a92),
+                ^(loop_in & 600'ha42ba182a17edbc42bbec836cdc68cd589b065b957e1ae08accfaa2722dfa52fe39776becb080208a42ba182a17edbc42bbec836cdc68cd589b065b957e1ae08accfaa2722dfa52fe39776),
+                ^(loop_in & 600'h5235d0c3503f6dea17df643b6ee3466ac4d030dc2bf0d70656e7d51b916f52b7f9c9bb5f458403045235d0c3503f6dea17df643b6ee3466ac4d030dc2bf0d70656e7d51b916f52b7f9c9bb),
+                ^(loop_in & 600'ha91ae061a81fb6fd09ef321dbf71a33542681a6e15d86b812b73ea85c8b7a95bf4e4dd2fa2c20182a91ae061a81fb6fd09ef321dbf71a33542681a6e15d86b812b73ea85c8b7a95bf4e4dd),
+                ^(loop_in & 600'h54ad7832d48fdb7684f7990edfbad19a81340f378acc35c09539f542e65bd48df2706e97f16100c154ad7832d48fdb7684f7990edfbad19a81340f378acc35c09539f542e65bd48df2706e),
+                ^(loop_in & 600'h2a76bc196a47edbb427b4c876fdf68cd609a079b456612e24a9cdaa1712d6a46f93a374bd8b082602a76bc196a47edbb427b4c876fdf68cd609a079b456612e24a9cdaa1712d6a46f93a37),
+                ^(loop_in & 600'h151b560eb523d6d5a13d2643bfefb4e6904d01cda2b3097325ce6d58b89635037c9f1b25cc504130151b560eb523d6d5a13d2643bfefb4e6904d01cda2b3097325ce6d58b89635037c9f1b),
+                ^(loop_in & 600'h0aadab075a11cb6ad09e1301d7f5daf3482680e6d1598cbb926736ac5c4b1aa1be4d8d92e62020980aadab075a11cb6ad09e1301d7f5daf3482680e6d1598cbb926736ac5c4b1aa1be4d8d),
+                ^(loop_in & 600'h215d7c010cf61e7141f141b62e3c61ac0da325cabf4d6055657c11790efa287f3cb3b0f798101044215d7c010cf61e7141f141b62e3c61ac0da325cabf4d6055657c11790efa287f3cb3b0),
+                ^(loop_in & 600'h90aeb60286fb2f30a2f820db171e305626d192e55f86b82ab23e28bc877d943f9e59d8fbec00082290aeb60286fb2f30a2f820db171e305626d192e55f86b82ab23e28bc877d943f9e59d8),
+                ^(loop_in & 600'h4857530143fdb798537c906d8b8d18ab1360cb72afc35c15599f145e41be4a1fc72eec7dd60004114857530143fdb798537c906d8b8d18ab1360cb72afc35c15599f145e41be4a1fc72eec),
+                ^(loop_in & 600'h909d780433b1e7880855d268981cfe76b9a825039b8af86b05ac9f08bd0ff5e109c7101e63180011909d780433b1e7880855d268981cfe76b9a825039b8af86b05ac9f08bd0ff5e109c710),
+                ^(loop_in & 600'h486ebc0219d8f3c4062a69144c0e7fbb7cd41281cdc57c3782564f845c87fad08ce1880f31840208486ebc0219d8f3c4062a69144c0e7fbb7cd41281cdc57c3782564f845c87fad08ce188),
+                ^(loop_in & 600'ha41756010cec79ea0315348a2e053f5d9e620b40e6e2b619c12b27ca2e437d684e72c487b8c20304a41756010cec79ea0315348a2e053f5d9e620b40e6e2b619c12b27ca2e437d684e72c4),
+                ^(loop_in & 600'h522ba30286f63cf5038a1a451f009f2ecf3105a07351530ee095b3e51721be942f3962c3fc610182522ba30286f63cf5038a1a451f009f2ecf3105a07351530ee095b3e51721be942f3962),
+                ^(loop_in & 600'ha935d18143fb1e7283c50d2287804f17679880d039a8a985704af9fa8b90df4a1f9cb161de3080c1a935d18143fb1e7283c50d2287804f17679880d039a8a985704af9fa8b90df4a1f9cb1),
+                ^(loop_in & 600'h549ae0c2a1fdaf3143e206b143c0270b93c440681cf45cc0b8255cf545c86fa50fce58b0ef104260549ae0c2a1fdaf3143e206b143c0270b93c440681cf45cc0b8255cf545c86fa50fce58),
+                ^(loop_in & 600'h2a6d7063507ef790a1f18358a1e21385e9e222348e7a26625c928e7aa2e4b7d28fe72cd8778021302a6d7063507ef790a1f18358a1e21385e9e222348e7a26625c928e7aa2e4b7d28fe72c),
+                ^(loop_in & 600'h85abc0359b8ebc405aad93c4c0eff7b44d513419dc97e3582b65f835ec7dae084e3486f258d0108985abc0359b8ebc405aad93c4c0eff7b44d513419dc97e3582b65f835ec7dae084e3486),
+                ^(loop_in & 600'h42f5e018cdc75e202d5649e26077fbda26a0980c6e6bf1ac15b2fc12f43ed704271843790c60084442f5e018cdc75e202d5649e26077fbda26a0980c6e6bf1ac15b2fc12f43ed704271843),
+                ^(loop_in & 600'h217af00c66638f1014aba4d13039fded33504e063715f0d60a597e017a1feb82138e213c86300422217af00c66638f1014aba4d13039fded33504e063715f0d60a597e017a1feb82138e21),
+                ^(loop_in & 600'h42ebc06e6c75847b6f42ef883b147809c5d3cc82a066e57c6b0af2f83bd9f6b174b6a5bfb968002242ebc06e6c75847b6f42ef883b147809c5d3cc82a066e57c6b0af2f83bd9f6b174b6a5),
+                ^(loop_in & 600'h2175e037363ae235b5a1f7e41d8a3c84c2e9e441d03372bc3505597c1decfb78b25b52dfdcb400112175e037363ae235b5a1f7e41d8a3c84c2e9e441d03372bc3505597c1decfb78b25b52),
+                ^(loop_in & 600'h90baf0199b1d7112dad07bf206c71ec26174f2206839b15e1a82acbe0ef67d9c512da96fce52020890baf0199b1d7112dad07bf206c71ec26174f2206839b15e1a82acbe0ef67d9c512da9),
+                ^(loop_in & 600'h485d700ccd8eb8816d683dd90b638f6130ba7910341cd8af0dc1565f057b3eee2094d437e7210304485d700ccd8eb8816d683dd90b638f6130ba7910341cd8af0dc1565f057b3eee2094d4),
+                ^(loop_in & 600'ha42eb80466c77c40b6b49ecc8db1c730985d3c881a0e645586e0ab2f80bd1f5718486a1bd3908182a42eb80466c77c40b6b49ecc8db1c730985d3c881a0e645586e0ab2f80bd1f5718486a),
+                ^(loop_in & 600'h52175c0033639e20595a4f664edae3186c269e448d073a28c3705597c05e0fab8426350dc9c040c152175c0033639e20595a4f664edae3186c269e448d073a28c3705597c05e0fab842635),
+                ^(loop_in & 600'ha92ba60219b1cf102ead2793276f718c161b4d2246a39d1661b80ac3e22f87f5c2131a86e4e02260a92ba60219b1cf102ead2793276f718c161b4d2246a39d1661b80ac3e22f87f5c2131a),
+                ^(loop_in & 600'h165e136f60ad63fb7a147c41a8a3c04feede681303372bf75b56d791caceb54b95bd28fccb101112165e136f60ad63fb7a147c41a8a3c04feede681303372bf75b56d791caceb54b95bd28),
+                ^(loop_in & 600'h0b2f01b5b0d691fdbd0abe20dc51e027d76f3609819b95f9ad2b4bc0e767da85c2de94fe658008890b2f01b5b0d691fdbd0abe20dc51e027d76f3609819b95f9ad2b4bc0e767da85c2de94),
+                ^(loop_in & 600'h859780d8d8eb48f6de85df106628f013cbb7990440cdcafcd615a5e073b3ed62e96d4a7f32c00444859780d8d8eb48f6de85df106628f013cbb7990440cdcafcd615a5e073b3ed62e96d4a),
+                ^(loop_in & 600'h0b1e16d9836a3f6f3d012ae4f4cbb671d8485e79209036e6fdadd6cf2f2573d4521fae21235800440b1e16d9836a3f6f3d012ae4f4cbb671d8485e79209036e6fdadd6cf2f2573d4521fae),
+                ^(loop_in & 600'h85af036ec1b51fb79e8015527265dbb8cc2c2d3c106813717ed6eb67979239ea290fd710b1a4002285af036ec1b51fb79e8015527265dbb8cc2c2d3c106813717ed6eb67979239ea290fd7),
+                ^(loop_in & 600'h42d781b7605a8fdbcd408aa93130eddc4616169e883409babf6b55bbc9c99cd51c87eb0878d2001142d781b7605a8fdbcd408aa93130eddc4616169e883409babf6b55bbc9c99cd51c87eb),
+                ^(loop_in & 600'h216bc0d9b0ad47ede4a0c574989876ee230b0b4f441a0cdd5f358ad5e4e4ce6a8e41f5841c610208216bc0d9b0ad47ede4a0c574989876ee230b0b4f441a0cdd5f358ad5e4e4ce6a8e41f5),
+                ^(loop_in & 600'h90b5e06cd8d6a3f6f050e29a444c3bf7118585a7220d0e6caf1ac562f07267354722fa420e30830490b5e06cd8d6a3f6f050e29a444c3bf7118585a7220d0e6caf1ac562f07267354722fa),
+                ^(loop_in & 600'h487af0366ceb51fb7828f14d2a241dfba8cac2d391068734570d42b97839b39aab937da127104182487af0366ceb51fb7828f14d2a241dfba8cac2d391068734570d42b97839b39aab937d),
+                ^(loop_in & 600'ha41d701b367588fdbe14f88695100efdf465636948a3439a2b86815cbc1cd9ed55c9be50b38020c1a41d701b367588fdbe14f88695100efdf465636948a3439a2b86815cbc1cd9ed55c9be),
+                ^(loop_in & 600'h5930a6d41850fb19e00b56a7b641b18f0272efcd04c1972be86eb669712b9f22f0f971095a9012245930a6d41850fb19e00b56a7b641b18f0272efcd04c1972be86eb669712b9f22f0f971),
+                ^(loop_in & 600'h2cb85b6a0ca87d8cf005ab53d322d8c7a13175e68240cb97f4b75b3cb895cf91787eb8848d4009122cb85b6a0ca87d8cf005ab53d322d8c7a13175e68240cb97f4b75b3cb895cf91787eb8),
+                ^(loop_in & 600'h167c2db706d43ece7a025589e9936ce3f090b8f341206dc9fa5bad9e5e4ae7e8b43f5c4246a00489167c2db706d43ece7a025589e9936ce3f090b8f341206dc9fa5bad9e5e4ae7e8b43f5c),
+                ^(loop_in & 600'h2cb0adac608671dc46db42be2349131db7130a173ce0906794e8dd198782b2e0ed9daa721f5800892cb0adac608671dc46db42be2349131db7130a173ce0906794e8dd198782b2e0ed9daa),
+                ^(loop_in & 600'h167856d4304318ee216da15f11a6890efb81870b9e504031caf46e8cc1c159707eced5b92fa40044167856d4304318ee216da15f11a6890efb81870b9e504031caf46e8cc1c159707eced5),
+                ^(loop_in & 600'h0b3c2b6818a1ac7f10b6d0af80d144077dc8c1854f08281ae5fa374662e0acb83f676a5cb7d200220b3c2b6818a1ac7f10b6d0af80d144077dc8c1854f08281ae5fa374662e0acb83f676a),
+                ^(loop_in & 600'h859e1db60c50f637885b6877c068a203bee462c2a784140f72fd1bab3170567c17b3b52e5be10011859e1db60c50f637885b6877c068a203bee462c2a784140f72fd1bab3170567c17b3b5),
+                ^(loop_in & 600'h42ef06db06a87b13c42db43be8345181ff7a3161d3e20a05b97eaddd98b82b3e0bdbda172df0820842ef06db06a87b13c42db43be8345181ff7a3161d3e20a05b97eaddd98b82b3e0bdbda),
+                ^(loop_in & 600'h2157836d83d43d89e0165a3df41a28c0ffbd1ab069d10d00dcbf56e6ce5c959f05efed8b96f043042157836d83d43d89e0165a3df41a28c0ffbd1ab069d10d00dcbf56e6ce5c959f05efed),
+                ^(loop_in & 600'h90abc1b6c16a3eccf00bad1ef20f14e05fd68d58b4c886826e5fab7b672e4acf82f5f6c5cb70218290abc1b6c16a3eccf00bad1ef20f14e05fd68d58b4c886826e5fab7b672e4acf82f5f6),
+                ^(loop_in & 600'h64c54d7700334eb23ede14315a4c99edb8f84cbbe684d324a34728ac341597872ce55190fae0104864c54d7700334eb23ede14315a4c99edb8f84cbbe684d324a34728ac341597872ce551),
+                ^(loop_in & 600'hb242a6b9801987511f6f0a38ad244c76dc7c245df342619251a3b4561a0acbc39672a8c87d700a24b242a6b9801987511f6f0a38ad244c76dc7c245df342619251a3b4561a0acbc39672a8),
+                ^(loop_in & 600'h59215b5cc00ce3a88db7853c5692263b6e36102e798130cb28d1fa230f0565c1cb3b54e43eb0051259215b5cc00ce3a88db7853c5692263b6e36102e798130cb28d1fa230f0565c1cb3b54),
+                ^(loop_in & 600'hb2454ae8039b2b57ef9e02d68ef81a5103bdc5841779a26f24469cd57f5bb665c2b3c1f66d580112b2454ae8039b2b57ef9e02d68ef81a5103bdc5841779a26f24469cd57f5bb665c2b3c1),
+                ^(loop_in & 600'h5902ad7601cdb5a3f7cf016b4f7e0d2881dee0c20bbcd13592a34e62bdad5b32e95be07b36a400895902ad7601cdb5a3f7cf016b4f7e0d2881dee0c20bbcd13592a34e62bdad5b32e95be0),
+                ^(loop_in & 600'h2ca156bb0066fad1f9e78095a7bd061440ef706185de6098c95187315cd6adb974adf0bdbb5200442ca156bb0066fad1f9e78095a7bd061440ef706185de6098c95187315cd6adb974adf0),
+                ^(loop_in & 600'h1670ab5d80335d68fef3406ad3dc838a207fba30c2cf304c6428e398ac6b56fcb254f85efda100221670ab5d80335d68fef3406ad3dc838a207fba30c2cf304c6428e398ac6b56fcb254f8),
+                ^(loop_in & 600'h0b385dacc0198eb47f79a01569ee41c5303fdd1861679824329451c454352b5e592a7c2f7ed080110b385dacc0198eb47f79a01569ee41c5303fdd1861679824329451c454352b5e592a7c),
+                ^(loop_in & 600'h85bc26d4600cc7523dbc500ab4f72062b81fee8cb093c41019ca28ea2a1a15af2c973e179f60420885bc26d4600cc7523dbc500ab4f72062b81fee8cb093c41019ca28ea2a1a15af2c973e),
+                ^(loop_in & 600'h42de1b68308663a11ede2805527990b17c07f7465869e2080ce5347d170d0ad79e4b9f8bcfb0230442de1b68308663a11ede2805527990b17c07f7465869e2080ce5347d170d0ad79e4b9f),
+                ^(loop_in & 600'h932a475c1bd81a8f60f116f427c4d2899dbe3c27bb4d5369223426ebf6ddb32e05960eb3aa801090932a475c1bd81a8f60f116f427c4d2899dbe3c27bb4d5369223426ebf6ddb32e05960e),
+                ^(loop_in & 600'hc9952bac0d6c2d4fb2780b5a1be06944ced71e135da6a9b4911a3375f96ed9970acb07d9f5400848c9952bac0d6c2d4fb2780b5a1be06944ced71e135da6a9b4911a3375f96ed9970acb07),
+                ^(loop_in & 600'h64ca95d4063616afdb3c05ad0df034a2476b8f092ef354da488d39bafeb76ccb856783ecdaa0062464ca95d4063616afdb3c05ad0df034a2476b8f092ef354da488d39bafeb76ccb856783),
+                ^(loop_in & 600'hc9aa4ebc6dc1a86c74476f280ab5ef835441d9c709ddad5ad388206e528e4546badb2e2b38380224c9aa4ebc6dc1a86c74476f280ab5ef835441d9c709ddad5ad388206e528e4546badb2e),
+                ^(loop_in & 600'h64d5275c3660d4363a23b7940558f7418a20eee384eed6af694410372b47a283556f9795bc14011264d5275c3660d4363a23b7940558f7418a20eee384eed6af694410372b47a283556f97),
+                ^(loop_in & 600'hb24a9bac1bb06a1b1f11dbca02ae7b20c5107771c2576355b422281b97a3d161a2b7cb4afe020089b24a9bac1bb06a1b1f11dbca02ae7b20c5107771c2576355b422281b97a3d161a2b7cb),
+                ^(loop_in & 600'h590545d40dd8350d8f886dc501553d9062803bb8610bb9a8da91340dcbd1e8b0d159e5255f010044590545d40dd8350d8f886dc501553d9062803bb8610bb9a8da91340dcbd1e8b0d159e5),
+                ^(loop_in & 600'h2c82aae8066c1a8ec7c4b6c288a89ec831481fdc3085dcd66d489a06e7e8745860aef2928f8080222c82aae8066c1a8ec7c4b6c288a89ec831481fdc3085dcd66d489a06e7e8745860aef2),
+                ^(loop_in & 600'h16615d7403362d4f61e25b614c564f6418ac0fee1842ee6936244d0373f4ba0c305579c967c0401116615d7403362d4f61e25b614c564f6418ac0fee1842ee6936244d0373f4ba0c305579),
+                ^(loop_in & 600'h0b30a6ba019b16afb0f12d90ae2927322c5e07f78c217f349b920689b9fadd261828bce4b3e022080b30a6ba019b16afb0f12d90ae2927322c5e07f78c217f349b920689b9fadd261828bc),
+                ^(loop_in & 600'h4c1215e36d0c0333ae3f79c055a37c1a626eda3c4fed1ac29e4103228c732bf5b6cd705941c011204c1215e36d0c0333ae3f79c055a37c1a626eda3c4fed1ac29e4103228c732bf5b6cd70),
+                ^(loop_in & 600'h26290af1b6062191d51fbce02ad3be0d11376f1e27f685634f208199463915dadb64b8aca0e0089026290af1b6062191d51fbce02ad3be0d11376f1e27f685634f208199463915dadb64b8),
+                ^(loop_in & 600'h93148d78db8310c8e88fde50156bdf06a893b78f13fb4ab1a71040cca11c8acd65b25c567070044893148d78db8310c8e88fde50156bdf06a893b78f13fb4ab1a71040cca11c8acd65b25c),
+                ^(loop_in & 600'h26121bc1b5603365abd8f11b7281567bc1a44fb61e0fea330bf353648b40b9747454d6b65708004826121bc1b5603365abd8f11b7281567bc1a44fb61e0fea330bf353648b40b9747454d6),
+                ^(loop_in & 600'h932905e2da3019bad7ec78adb140ab3de0da25db8f27fd19857989b245a0dcba3a286b5b0b840224932905e2da3019bad7ec78adb140ab3de0da25db8f27fd19857989b245a0dcba3a286b),
+                ^(loop_in & 600'hc9948af36d180cdd6bf63c56d0a0559ed06510edc793f68ec23cc4d920d06e7d1d1435ada5c20112c9948af36d180cdd6bf63c56d0a0559ed06510edc793f68ec23cc4d920d06e7d1d1435),
+                ^(loop_in & 600'h64ea4d79b60c066eb5fb9e0b68522a4f48328876e3c9fb45619e426c9068373e8e8a1a56f2e1008964ea4d79b60c066eb5fb9e0b68522a4f48328876e3c9fb45619e426c9068373e8e8a1a),
+                ^(loop_in & 600'hb2552ebcdb06033758fdcf05b42b1527a411443b71c4fda2b04f01364a349bbf47470d2b79708044b2552ebcdb06033758fdcf05b42b1527a411443b71c4fda2b04f01364a349bbf47470d),
+                ^(loop_in & 600'h590a975c6d832193ac7ee782da178a93f208a01db8c27ed158a7a093251acddfaba18615bcb04022590a975c6d832193ac7ee782da178a93f208a01db8c27ed158a7a093251acddfaba186),
+                ^(loop_in & 600'h2c854bac36c190c1d63ff3c16d0bc549d90c500edc61376aacd3d041928de6efddd0c30ade5020112c854bac36c190c1d63ff3c16d0bc549d90c500edc61376aacd3d041928de6efddd0c3),
+                ^(loop_in & 600'h3050be15ae00db0d42c788dbc406b4df0d2265b1f03f71845d9a9b444206ca2392beb7b3382012403050be15ae00db0d42c788dbc406b4df0d2265b1f03f71845d9a9b444206ca2392beb7),
+                ^(loop_in & 600'h98085f0ad7804d86a363c46dea015aef869132d8783fb8c02ecd4da22103e511c15f5bd99c10092098085f0ad7804d86a363c46dea015aef869132d8783fb8c02ecd4da22103e511c15f5b),
+                ^(loop_in & 600'h4c2427876bc026cb53b1e236f502adf7c3489b6c3c1fd46217e6a6d9128172a8e8adad6cee0004904c2427876bc026cb53b1e236f502adf7c3489b6c3c1fd46217e6a6d9128172a8e8adad),
+                ^(loop_in & 600'h9810bc2aba06f06865d67ecf1b6ca0ab7be34932b1607dc427da1613cc9b48a81e523957edd800909810bc2aba06f06865d67ecf1b6ca0ab7be34932b1607dc427da1613cc9b48a81e5239),
+                ^(loop_in & 600'h4c085e175d03583430eb3f6785b45055bdf1a499d8b03ee213ed2b09e44d247407291c2bd6e400484c085e175d03583430eb3f6785b45055bdf1a499d8b03ee213ed2b09e44d247407291c),
+                ^(loop_in & 600'h26242f09ae01ac1a18751fb3c2d8282adef0d04c6c781f7309769584f026921a0b968e15eb72022426242f09ae01ac1a18751fb3c2d8282adef0d04c6c781f7309769584f026921a0b968e),
+                ^(loop_in & 600'h93121786d700f6050e3a8ff9e16e14154f706a26b63c0fb984bb6aca7813c90d0dcb478af5b1011293121786d700f6050e3a8ff9e16e14154f706a26b63c0fb984bb6aca7813c90d0dcb47),
+                ^(loop_in & 600'hc9a90bc36b805b0a871d47fcf0b50a8aa7b83513db1e0fdcc25db56d3e09648686e7a3455ad08089c9a90bc36b805b0a871d47fcf0b50a8aa7b83513db1e0fdcc25db56d3e09648686e7a3),
+                ^(loop_in & 600'h64d485e1b5c00d8d418e23de705a85c553d41a89ed8f0fec612edab69d0432634373d1a28d60404464d485e1b5c00d8d418e23de705a85c553d41a89ed8f0fec612edab69d0432634373d1),
+                ^(loop_in & 600'hb26a4af2da6026c6a2c711ef302f42e289e20d4476c787f630174d5b4c821911a9bbe8d146b02022b26a4af2da6026c6a2c711ef302f42e289e20d4476c787f630174d5b4c821911a9bbe8),
+                ^(loop_in & 600'hc1059151d736c30336b5f6388b79015a1f1a4d908a03be3d3fd1b0be68da4400c28dcdbf6e801081c1059151d736c30336b5f6388b79015a1f1a4d908a03be3d3fd1b0be68da4400c28dcd),
+                ^(loop_in & 600'h6082c0aaeb1b41819b5afb3c4dbe80ad2f8d24c8c501d71c9f68d85f366d22206944e65fb7400a406082c0aaeb1b41819b5afb3c4dbe80ad2f8d24c8c501d71c9f68d85f366d22206944e6),
+                ^(loop_in & 600'h30616855750da0c0cfadfd9e26dd4056b7c692646280eb8c4fb46c27993691103ca073afdba0052030616855750da0c0cfadfd9e26dd4056b7c692646280eb8c4fb46c27993691103ca073),
+                ^(loop_in & 600'h608592a75eb6b006c1431d4fd3c5b7a0168f8a4f20e89db3c0f7213da2c2f34da88032468dc80120608592a75eb6b006c1431d4fd3c5b7a0168f8a4f20e89db3c0f7213da2c2f34da88032),
+                ^(loop_in & 600'h3042c153afdb580362a18e87e9e2db502b47c52790544ed9e0fbb09ed16179a6d44019a366e400903042c153afdb580362a18e87e9e2db502b47c52790544ed9e0fbb09ed16179a6d44019),
+                ^(loop_in & 600'h982160a9d76d8c09b350c763fcf16d2815abe293c80a276cf0fdd8476ab03cd362200c51b3720048982160a9d76d8c09b350c763fcf16d2815abe293c80a276cf0fdd8476ab03cd362200c),
+                ^(loop_in & 600'h4c10b856eb36c60cd9a86391fe78b6142addf349640513b478fecc2bb5589e49b9120628f9b102244c10b856eb36c60cd9a86391fe78b6142addf349640513b478fecc2bb5589e49b91206),
+                ^(loop_in & 600'h26085c29751b43066ed4b1c8ff3c5b0a156ef9a4322281da3c7f4615daac4f04d48903945cd0811226085c29751b43066ed4b1c8ff3c5b0a156ef9a4322281da3c7f4615daac4f04d48903),
+                ^(loop_in & 600'h93242e16ba0d8183356ad8c4779c2d850abf7cd2993140ef1e3fa302ef56a782624681ca0e60408993242e16ba0d8183356ad8c4779c2d850abf7cd2993140ef1e3fa302ef56a782624681),
+                ^(loop_in & 600'hc9921f0b5d06e0c19ab5ec623bcc16428557bc694c98a0778f9fd18175abd3c1392340e507302044c9921f0b5d06e0c19ab5ec623bcc16428557bc694c98a0778f9fd18175abd3c1392340),
+                ^(loop_in & 600'h046c9522f0b5c0660e19eb7ece21bc01742c567b0684cd8a07b8c9fd1a179aad341192342e501102046c9522f0b5c0660e19eb7ece21bc01742c567b0684cd8a07b8c9fd1a179aad341192),
+                ^(loop_in & 600'h82164a9178dac03b050c75bf6f12de809a1e293d836266c703dc44f68f0bcd769208c91a3720088182164a9178dac03b050c75bf6f12de809a1e293d836266c703dc44f68f0bcd769208c9),
+                ^(loop_in & 600'hc10b254abc6d601d82863adfb78b6f406d0f149e41913b6381ee027b4585e69b4104648d1b900640c10b254abc6d601d82863adfb78b6f406d0f149e41913b6381ee027b4585e69b410464),
+                ^(loop_in & 600'h822c9a43c2ae86d1826ca84757efc46f00b428abefb49c8144db381dc49fa305dd593c26c8880240822c9a43c2ae86d1826ca84757efc46f00b428abefb49c8144db381dc49fa305dd593c),
+                ^(loop_in & 600'hc1164521e1d74360c336d423a3f5e2b7805a1455f7da4640a2edbc0ee04fd182e6ae9e1364440120c1164521e1d74360c336d423a3f5e2b7805a1455f7da4640a2edbc0ee04fd182e6ae9e),
+                ^(loop_in & 600'h608b2a92f06b81b0619b6a31d1f8f1dbe02d0a2a7bcd23205176de0f702768e173574f0992220090608b2a92f06b81b0619b6a31d1f8f1dbe02d0a2a7bcd23205176de0f702768e173574f),
+                ^(loop_in & 600'h3045954978b5c0d830cdb518e8fe786dd01687153dc69992283b4f0fba13b470b9a9a704c91100483045954978b5c0d830cdb518e8fe786dd01687153dc69992283b4f0fba13b470b9a9a7),
+                ^(loop_in & 600'h9802c2a6bcdac06c18665aac747f3cb6e80b438a9ec344cb141d878fdf09da185cd6d382648082249802c2a6bcdac06c18665aac747f3cb6e80b438a9ec344cb141d878fdf09da185cd6d3),
+                ^(loop_in & 600'h4c2161535e6d40360c33ad76323f9e5b5405a3c54f41a2658a0ee3cfed84ed2c2e6b6941324041124c2161535e6d40360c33ad76323f9e5b5405a3c54f41a2658a0ee3cfed84ed2c2e6b69),
+                ^(loop_in & 600'h2610b0abafb6a01b0619d6bb111fcf2d8a0ad3e227a0d132c50771e7f4c276961f35b420992020892610b0abafb6a01b0619d6bb111fcf2d8a0ad3e227a0d132c50771e7f4c276961f35b4),
+                ^(loop_in & 600'h1124c2161575f6dc0360433adf622379c5b1415a7c64f41a26d880ee3cfe186edac1e636841012041124c2161575f6dc0360433adf622379c5b1415a7c64f41a26d880ee3cfe186edac1e6),
+                ^(loop_in & 600'h08b2690b0abadb6601b0a19d6fb311bcc2d0a2adbe12720d136c60771e7f8c176560f39b6200090208b2690b0abadb6601b0a19d6fb311bcc2d0a2adbe12720d136c60771e7f8c176560f3),
+                ^(loop_in & 600'h04593487855d4db300d850cebfdb88de41685156df29390689b6303b8d3f460bbab2794d9100048104593487855d4db300d850cebfdb88de41685156df29390689b6303b8d3f460bbab279),
+                ^(loop_in & 600'h08a4c42c54af2d706c309b14375bd811f9eb6d01d0855efa9320e26b143b1e3ee09f46176ac8008108a4c42c54af2d706c309b14375bd811f9eb6d01d0855efa9320e26b143b1e3ee09f46),
+                ^(loop_in & 600'h047262142ad7b6b03418cdaa13afec88fcf5b6806862af7f4990513d881d8f3f784da30bb5640240047262142ad7b6b03418cdaa13afec88fcf5b6806862af7f4990513d881d8f3f784da3),
+                ^(loop_in & 600'h8219390a15ebdb501a0c66f501d7f6c45e72d940b43157bda4c82896c40ec7bfbc26d185dab201208219390a15ebdb501a0c66f501d7f6c45e72d940b43157bda4c82896c40ec7bfbc26d1),
+                ^(loop_in & 600'hc12c94870a75eda00f06335a88e9fbe22f316ca05a38a3dcd264144b6207e3dfd61368c2cd510090c12c94870a75eda00f06335a88e9fbe22f316ca05a38a3dcd264144b6207e3dfd61368),
+                ^(loop_in & 600'h60964a4385baf6d8058319ad4c74fdf13790b450ad3c59ec69320a2db30371cfe30bb46166a0804860964a4385baf6d8058319ad4c74fdf13790b450ad3c59ec69320a2db30371cfe30bb4),
+                ^(loop_in & 600'h304b2523c25d5b6c02c10cd6a6387e789bc0582856be24f43499051edb81b8e7f185dab0b3504224304b2523c25d5b6c02c10cd6a6387e789bc0582856be24f43499051edb81b8e7f185da),
+                ^(loop_in & 600'h98059a91e1ae8db60360866b5b1e3f3c6de02e14ab5f12781a4ca2876fc0dc53f8c2ed5879a0211298059a91e1ae8db60360866b5b1e3f3c6de02e14ab5f12781a4ca2876fc0dc53f8c2ed),
+                ^(loop_in & 600'h44a60166a4786ba36d80d8219ad6c78fcf1b780b852ad7c49e069328a1dbf03714fe30bb5610100844a60166a4786ba36d80d8219ad6c78fcf1b780b852ad7c49e069328a1dbf03714fe30),
+                ^(loop_in & 600'h225300b152bc35d1b4c06c10cd6b6347e78dbc0542956be24f83499c50ed783b827d185dab000a04225300b152bc35d1b4c06c10cd6b6347e78dbc0542956be24f83499c50ed783b827d18),
+                ^(loop_in & 600'h11098858a95e1ae0d86036286eb7b123f3c6de02a14abdf1274184c628763c3dc13e8c2ed580050211098858a95e1ae0d86036286eb7b123f3c6de02a14abdf1274184c628763c3dc13e8c),
+                ^(loop_in & 600'h226602ca90c2bafdac1b181b08656ac75fbc47cfb6e0242aadf8a7b34b2044ec51d9e0dc67f80102226602ca90c2bafdac1b181b08656ac75fbc47cfb6e0242aadf8a7b34b2044ec51d9e0),
+                ^(loop_in & 600'h1113016548e15d76d40d0c0d8432b5638fde21e75b501a15567c53d1a590a27620ecf0ee13f400811113016548e15d76d40d0c0d8432b5638fde21e75b501a15567c53d1a590a27620ecf0),
+                ^(loop_in & 600'h088980b2a4f0aebb68060626ca1b5ab1c7ef12f32da80d08abbe09e0d0c8511b107478f709f20240088980b2a4f0aebb68060626ca1b5ab1c7ef12f32da80d08abbe09e0d0c8511b107478),
+                ^(loop_in & 600'h0464c8595278575db4038333650fadd8e3f78b7916d4068455df24f06a6428ad803a3cfb84f101200464c8595278575db4038333650fadd8e3f78b7916d4068455df24f06a6428ad803a3c),
+                ^(loop_in & 600'h8232642ca9bc2ba6da01c199ba85d6ec51f3c5bc0b4a0b422aef927835321476c81f1efdc27080908232642ca9bc2ba6da01c199ba85d6ec51f3c5bc0b4a0b422aef927835321476c81f1e),
+                ^(loop_in & 600'hc1193214545e35d36f0060ccdd40ebf608f9e2de058505a315f7e93418998a3b6c0f8ffee1304048c1193214545e35d36f0060ccdd40ebf608f9e2de058505a315f7e93418998a3b6c0f8f),
+                ^(loop_in & 600'h60ac99082aaf1ae1b580b04666a075fb047cf36f02c28ad38a7bf4920c4cc51dbe05c77f7090222460ac99082aaf1ae1b580b04666a075fb047cf36f02c28ad38a7bf4920c4cc51dbe05c7),
+                ^(loop_in & 600'h1230464c8515178d74dbc0183337503afd823e78b781614168c57dfa4d0626628edb03e3ffb010101230464c8515178d74dbc0183337503afd823e78b781614168c57dfa4d0626628edb03),
+                ^(loop_in & 600'h89182b26420aabc6b86d602c1199a81d7ec11f3cdbc0b0a2b4e29efd24831331476f8171dfd0080889182b26420aabc6b86d602c1199a81d7ec11f3cdbc0b0a2b4e29efd24831331476f81),
+                ^(loop_in & 600'h448c1591218575eb5c36303600ced48ebf688f9e6dc058515af14f7692418998a3b7c0b8cfe00604448c1591218575eb5c36303600ced48ebf688f9e6dc058515af14f7692418998a3b7c0),
+                ^(loop_in & 600'h89304c9a16a9385ebed71b700c1b36a1ab5c77f611e786f05ba0285ab7c57be9383664513628020489304c9a16a9385ebed71b700c1b36a1ab5c77f611e786f05ba0285ab7c57be9383664),
+                ^(loop_in & 600'h4498264d0b54bc275f6b0d98060d9b50f5a639fb88f3cb782d5034255be23df4941932289b1401024498264d0b54bc275f6b0d98060d9b50f5a639fb88f3cb782d5034255be23df4941932),
+                ^(loop_in & 600'h224c1b24852a5e1badb506cc0b04cda87adb1cfdc479edbc16281a12adf19eda420c99146d820081224c1b24852a5e1badb506cc0b04cda87adb1cfdc479edbc16281a12adf19eda420c99),
+                ^(loop_in & 600'h1126059242152f05d6da03460d8066d41d6d8c7ee23cf6dc0b142d0156f84f4d29044c8a36c102401126059242152f05d6da03460d8066d41d6d8c7ee23cf6dc0b142d0156f84f4d29044c),
+                ^(loop_in & 600'h089302c9210a978aeb6d018306c0336a0ebec63ff11e7b6c050a1688ab7c27869c8226c53b608120089302c9210a978aeb6d018306c0336a0ebec63ff11e7b6c050a1688ab7c27869c8226),
+                ^(loop_in & 600'h0449816690856bcd75b600c1836219b5075f611f78af35b602852b4c57be93c3464113629db040900449816690856bcd75b600c1836219b5075f611f78af35b602852b4c57be93c3464113),
+                ^(loop_in & 600'h8224c0b148c2b5e6b8db8060c9b10c5aa3afb08f3c7792d9014295ae2bdf49c1a32289b14ed020488224c0b148c2b5e6b8db8060c9b10c5aa3afb08f3c7792d9014295ae2bdf49c1a32289),
+                ^(loop_in & 600'h480224c0b24842a5e2badb4060c1b00cda83afb18ffc479edb014285a22adf09e1a72089b1401020480224c0b24842a5e2badb4060c1b00cda83afb18ffc479edb014285a22adf09e1a720),
+                ^(loop_in & 600'h2401126059a4215af35d6d803060d8866d41d7d847de2bcd6d80a14ad315efa4f0d19044d8a008102401126059a4215af35d6d803060d8866d41d7d847de2bcd6d80a14ad315efa4f0d190),
+                ^(loop_in & 600'h122089302c5230ad79ae36e018326c4316a8ebec23cf1de4b64050a56b8af7d27068c8a26c500408122089302c5230ad79ae36e018326c4316a8ebec23cf1de4b64050a56b8af7d27068c8),
+                ^(loop_in & 600'h24022982c942ea4c2abcaeada06d80c1a6c865a875ac77ec473c6f3b6c0b28342ab78aef89e8000824022982c942ea4c2abcaeada06d80c1a6c865a875ac77ec473c6f3b6c0b28342ab78a),
+                ^(loop_in & 600'h120114c16421552e175ed776d034c060f36432d43af633f6239e3795b405141a155bc5f7e4f40204120114c16421552e175ed776d034c060f36432d43af633f6239e3795b405141a155bc5),
+                ^(loop_in & 600'h89208260b2908a9f0baf6b9b601860b059ba196a1d7b11fb11cf1bc2da020a2d02afe27bd272010289208260b2908a9f0baf6b9b601860b059ba196a1d7b11fb11cf1bc2da020a2d02afe2),
+                ^(loop_in & 600'h44b049305948454785d7b5cdb00c30d80cd50eb58ebd88ff88e7ade16d0185168155f13de931008144b049305948454785d7b5cdb00c30d80cd50eb58ebd88ff88e7ade16d0185168155f1),
+                ^(loop_in & 600'h22582c982ca402abc2ebdac6d804186c066a875ac77ec47fc4f3f6f0b68042ab48aaf89ef490824022582c982ca402abc2ebdac6d804186c066a875ac77ec47fc4f3f6f0b68042ab48aaf8),
+                ^(loop_in & 600'h110c164e16522155e1756d436c020c36033d43ad63bf623de279db705940a155ac577c4f5a404120110c164e16522155e1756d436c020c36033d43ad63bf623de279db705940a155ac577c),
+                ^(loop_in & 600'h08a60b250ba930aaf2bab681b603069b2196a1d6b1dfb11cf1bcedb02ca0d0aade2bbe278d20209008a60b250ba930aaf2bab681b603069b2196a1d6b1dfb11cf1bcedb02ca0d0aade2bbe),
+                ^(loop_in & 600'h20512c124c16521151e175ed736c030c36033543ad63af623fe239eb785b406145a0557c4f70104020512c124c16521151e175ed736c030c36033543ad63af623fe239eb785b406145a055),
+                ^(loop_in & 600'h9008960b260b2900aaf0baf6b1b601061b019aa1d6b1dfb11ff13cfdbc2da010aad22abe27b008209008960b260b2900aaf0baf6b1b601061b019aa1d6b1dfb11ff13cfdbc2da010aad22a),
+                ^(loop_in & 600'h480443059385948855785d5b50db00830d80cf50eb58efd88f789e76dc165028556b15df13d00410480443059385948855785d5b50db00830d80cf50eb58efd88f789e76dc165028556b15),
+                ^(loop_in & 600'h9011282130b2616a4054f0b5eae9b51b403181839b033a86b51d7637ec8ff139e6f16d02d40800109011282130b2616a4054f0b5eae9b51b403181839b033a86b51d7637ec8ff139e6f16d),
+                ^(loop_in & 600'h48089c10985910b5202a787afd76da0da010c2c1cda19d435a8ebb13f44778bcfb78b6014a04000848089c10985910b5202a787afd76da0da010c2c1cda19d435a8ebb13f44778bcfb78b6),
+                ^(loop_in & 600'h2404460a4c2c885a9215bc1d76bb6d06f000636066d0c6a3adc77d81fa233c5e7dbc5b80850202042404460a4c2c885a9215bc1d76bb6d06f000636066d0c6a3adc77d81fa233c5e7dbc5b),
+                ^(loop_in & 600'h12022307261664254b0a5e2ebb5db603580831b033686b51d663bec8ff119e2f36dc2d404281010212022307261664254b0a5e2ebb5db603580831b033686b51d663bec8ff119e2f36dc2d),
+                ^(loop_in & 600'h89011981930b1212a785af175dacdb018c0c18d8199435a8ebb1ff647f88cf379b6c16a02140808189011981930b1212a785af175dacdb018c0c18d8199435a8ebb1ff647f88cf379b6c16),
+                ^(loop_in & 600'h44a084c2c985a90153c2d7aba6d46d00c6060e6c0cea1ad475d8dfb23fc4e79bc5b40b5010a0424044a084c2c985a90153c2d7aba6d46d00c6060e6c0cea1ad475d8dfb23fc4e79bc5b40b),
+                ^(loop_in & 600'h227042616442d480a9e1ebf5db683680430b073686750d6a3aec4fd11de2f3ede2d8052828502120227042616442d480a9e1ebf5db683680430b073686750d6a3aec4fd11de2f3ede2d805),
+                ^(loop_in & 600'h8109011182930b2216a4856f075daedb41bc0018d819b431a8eb71df607e88cf179f6f16e02010808109011182930b2216a4856f075daedb41bc0018d819b431a8eb71df607e88cf179f6f),
+                ^(loop_in & 600'h40848088c1c985990952c2978baed76d80d6020c6c0cda1ad47598efb23fc4678bcdb70b5010084040848088c1c985990952c2978baed76d80d6020c6c0cda1ad47598efb23fc4678bcdb7),
+                ^(loop_in & 600'h206240466064c2c484a9e16bc5d76b36c06303063606650d6a3aec7fd91fe233cde6db05a8000420206240466064c2c484a9e16bc5d76b36c06303063606650d6a3aec7fd91fe233cde6db),
+                ^(loop_in & 600'h4089022608983262c90ba40a9c2af0ebebadadb606e01183066c19b866a15a9d6c77b17ed1f800204089022608983262c90ba40a9c2af0ebebadadb606e01183066c19b866a15a9d6c77b1),
+                ^(loop_in & 600'h20448113044c1931648552054e157875f5d6d4db037000c183360cd43350ad4eb63bd83f48f4001020448113044c1931648552054e157875f5d6d4db037000c183360cd43350ad4eb63bd8),
+                ^(loop_in & 600'h9022408982262c90b242a902af0abcbadaeb686d01980062c19b066a19a8d6875b1fec1f847200089022408982262c90b242a902af0abcbadaeb686d01980062c19b066a19a8d6875b1fec),
+                ^(loop_in & 600'h48112044c1931648592154a157875e5d6d7db43600cc083360cd83350ed4eb63ad8ff68fe231020448112044c1931648592154a157875e5d6d7db43600cc083360cd83350ed4eb63ad8ff6),
+                ^(loop_in & 600'h2408982260c98b242e902a70abc3afaeb6b6d81b80460c19b066e19a856a75b1dec5fb47f11081022408982260c98b242e902a70abc3afaeb6b6d81b80460c19b066e19a856a75b1dec5fb),
+                ^(loop_in & 600'h12044c113064c5921548153855e1d7d75b536c0dc003060cd83350cd42b53ad8ef60fd23f880408112044c113064c5921548153855e1d7d75b536c0dc003060cd83350cd42b53ad8ef60fd),
+                ^(loop_in & 600'h8902260898b242c90aa40abc2af2eb6bada1b40660018b066c19a866a35a1d6c7fb07e11fc4022408902260898b242c90aa40abc2af2eb6bada1b40660018b066c19a866a35a1d6c7fb07e),
+                ^(loop_in & 600'h0408112044c113064c5921548153855e1d7d75b536c0dc003060cd83350cd42b53ad8ef60fd011000408112044c113064c5921548153855e1d7d75b536c0dc003060cd83350cd42b53ad8e),
+                ^(loop_in & 600'h022408902260898b242c90aa40abc2af2eb6bada1b40660018b066c19a866a35a1d6c7fb07e00880022408902260898b242c90aa40abc2af2eb6bada1b40660018b066c19a866a35a1d6c7),
+                ^(loop_in & 600'h81120448113064c5921648552855e1d7975b5f6d0d8033020cd83360cd43b53ad8eb63fda3f0044081120448113064c5921648552855e1d7975b5f6d0d8033020cd83360cd43b53ad8eb63),
+                ^(loop_in & 600'h020812411208b049824cb245942d21a9054c29e1af1d7aead7b68db06c0360030c1b609b0cd80040020812411208b049824cb245942d21a9054c29e1af1d7aead7b68db06c0360030c1b60),
+                ^(loop_in & 600'h8124012089045824c3265902c216905482ae16f0d7aebd776bdb46d036013001860db0cd866400208124012089045824c3265902c216905482ae16f0d7aebd776bdb46d036013001860db0),
+                ^(loop_in & 600'h4092089044820c1261932ca16909482a615f0978ebd756b9b56d83601b001820cb04d866c33200104092089044820c1261932ca16909482a615f0978ebd756b9b56d83601b001820cb04d8),
+                ^(loop_in & 600'h2049044822c1260932c91650b486a41530a786bc75ebab5eda36c1b00d800c306d826c33619100082049044822c1260932c91650b486a41530a786bc75ebab5eda36c1b00d800c306d826c),
+                ^(loop_in & 600'h900482241160930c99640b085a41520ab85bc35ebaf5ddaf6d1b40d804c0061836c3361990c08204900482241160930c99640b085a41520ab85bc35ebaf5ddaf6d1b40d804c0061836c336),
+                ^(loop_in & 600'h48224112083049864cb285a42520a9857c25e3af5d5ae6d5b60d806c0060832c13619b0ce860410248224112083049864cb285a42520a9857c25e3af5d5ae6d5b60d806c0060832c13619b),
+                ^(loop_in & 600'h2411208b049824cb245942d21a9054c29e1af1d7aead7b68db06c0360030c1b609b0cd86543020812411208b049824cb245942d21a9054c29e1af1d7aead7b68db06c0360030c1b609b0cd),
+                ^(loop_in & 600'h100082049044822c1260932c91650b486a41530a786bc75ebab5eda36c1b00d800c306d826c01200100082049044822c1260932c91650b486a41530a786bc75ebab5eda36c1b00d800c306),
+                ^(loop_in & 600'h08204900482241160930c99640b085a41520ab85bc35ebaf5ddaf6d1b40d804c0061836c3360090008204900482241160930c99640b085a41520ab85bc35ebaf5ddaf6d1b40d804c006183),
+                ^(loop_in & 600'h0410248224112083049864cb285a42520a9857c25e3af5d5ae6d5b60d806c0060832c13619b004800410248224112083049864cb285a42520a9857c25e3af5d5ae6d5b60d806c0060832c1),
+                ^(loop_in & 600'h0800840a4024224224228218298098c9ac92c82c42e42a42a42a42ac2bc2bc2bcebeebae9ae800800800840a4024224224228218298098c9ac92c82c42e42a42a42a42ac2bc2bc2bcebeeb),
+                ^(loop_in & 600'h04204205201211211011c10c14c24c64d6416616215215215215215e15e15e35e75d75d76d74004004204205201211211011c10c14c24c64d6416616215215215215215e15e15e35e75d75),
+                ^(loop_in & 600'h02102900908908908a0860a6026326b24b20b10b90a90a90a90ab0af0af0af3afbaeba6bb6b2002002102900908908908a0860a6026326b24b20b10b90a90a90a90ab0af0af0af3afbaeba),
+                ^(loop_in & 600'h810814804844844047043053093193590598588548548548548578578578d79d75d75db5db510010810814804844844047043053093193590598588548548548548578578578d79d75d75d),
+                ^(loop_in & 600'h40a4024224224228218298098c9ac92c82c42e42a42a42a42ac2bc2bc2bcebeebae9aedaeda0800840a4024224224228218298098c9ac92c82c42e42a42a42a42ac2bc2bc2bcebeebae9ae),
+                ^(loop_in & 600'h205201211211011c10c14c24c64d6416616215215215215215e15e15e35e75d75d76d76d76d04204205201211211011c10c14c24c64d6416616215215215215215e15e15e35e75d75d76d7),
+                ^(loop_in & 600'h900908908908a0860a6026326b24b20b10b90a90a90a90ab0af0af0af3afbaeba6bb6bb69b602102900908908908a0860a6026326b24b20b10b90a90a90a90ab0af0af0af3afbaeba6bb6b),
+                ^(loop_in & 600'h4004004204205201211211011c10c14c24c64d6416616215215215215215e15e15e35e75d75010014004004204205201211211011c10c14c24c64d6416616215215215215215e15e15e35e),
+                ^(loop_in & 600'h2002002102900908908908a0860a6026326b24b20b10b90a90a90a90ab0af0af0af3afbaeba00a002002002102900908908908a0860a6026326b24b20b10b90a90a90a90ab0af0af0af3af),
+                ^(loop_in & 600'h10010810814804844844047043053093193590598588548548548548578578578d79d75d75d0050010010810814804844844047043053093193590598588548548548548578578578d79d7),
+                ^(loop_in & 600'h20040080100220440881901202404889112224440881182304608c1981302624cc9993b25648010020040080100220440881901202404889112224440881182304608c1981302624cc9993),
+                ^(loop_in & 600'h100200400881102206404809012224448891102204608c1182306604c0989332664ec9590b240080100200400881102206404809012224448891102204608c1182306604c0989332664ec9),
+                ^(loop_in & 600'h080100220440881901202404889112224440881182304608c1981302624cc9993b25642c85920040080100220440881901202404889112224440881182304608c1981302624cc9993b2564),
+                ^(loop_in & 600'h0400881102206404809012224448891102204608c1182306604c0989332664ec9590b21642c100200400881102206404809012224448891102204608c1182306604c0989332664ec9590b2),
+                ^(loop_in & 600'h0220440881901202404889112224440881182304608c1981302624cc9993b25642c8590b216080100220440881901202404889112224440881182304608c1981302624cc9993b25642c859),
+                ^(loop_in & 600'h81102206404809012224448891102204608c1182306604c0989332664ec9590b21642c8590b0400881102206404809012224448891102204608c1182306604c0989332664ec9590b21642c),
+                ^(loop_in & 600'h40881901202404889112224440881182304608c1981302624cc9993b25642c8590b21642c850220440881901202404889112224440881182304608c1981302624cc9993b25642c8590b216),
+                ^(loop_in & 600'h0060040080100200400881102206404809012224448891102204608c1182306604c09893326010020060040080100200400881102206404809012224448891102204608c1182306604c098),
+                ^(loop_in & 600'h8010020040080100220440881901202404889112224440881182304608c1981302624cc9993008018010020040080100220440881901202404889112224440881182304608c1981302624c),
+                ^(loop_in & 600'h40080100200400881102206404809012224448891102204608c1182306604c0989332664ec90060040080100200400881102206404809012224448891102204608c1182306604c09893326),
+                ^(loop_in & 600'h802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200),
+                ^(loop_in & 600'h401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100),
+                ^(loop_in & 600'h200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080),
+                ^(loop_in & 600'h100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040),
+                ^(loop_in & 600'h080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020),
+                ^(loop_in & 600'h040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010),
+                ^(loop_in & 600'h020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008),
+                ^(loop_in & 600'h010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004),
+                ^(loop_in & 600'h008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802008020080200802),
+                ^(loop_in & 600'h004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401004010040100401)
+            });
+        // in: the sender keeps tvalid and the payload until tready
+        if (f_past_valid & (!rst) & f_prev_run & f_in_stall) begin
+            a_in_stable: assume (in_tvalid & ({in_tdata, in_tlast} == f_in_pay));
+        end
+        // out: tvalid and the payload stay until tready
+        if (f_past_valid & (!rst) & f_prev_run & f_out_stall) begin
+            p_out_stable: assert (out_tvalid & ({out_tdata, out_tlast} == f_out_pay));
+        end
+    end
+`endif
 
 endmodule
 

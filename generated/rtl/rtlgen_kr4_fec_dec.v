@@ -9,8 +9,9 @@
 // Reset  : rst, synchronous, active high
 //
 // Streaming Reed-Solomon decoder RS(528,514) over GF(2^10), t = 7: 33 symbols per beat, one
-// codeword every 16 clocks; P-parallel syndromes, shared RiBM key-equation solver, P-parallel
-// Chien/Forney, received words in block RAM; bypass controls, counters, degraded-SER alarm.
+// codeword every 16 clocks; P-parallel syndromes, 1 RiBM key-equation solver(s) at 1
+// iteration(s) per clock, P-parallel Chien/Forney, received words in block RAM; bypass
+// controls, counters, degraded-SER alarm.
 //
 // Parameters (rs_fec):
 //   symbol_bits = 10
@@ -36,9 +37,9 @@
 //   inside codewords (idle gaps); tlast marks beat B−1 of each codeword.
 //   Field GF(2^10) mod 0x409, generator roots α^0..α^13, t = 7.
 //   Latency 54 clocks from the edge taking a codeword's first beat (back to back) to its first
-//   corrected beat on the output: 16 beats in, RiBM 14 clocks (1 iterations per clock), 16
-//   beats through the 8-stage Chien/Forney pipeline and the decision, the RAM read. Intel's
-//   bound N/P + 2t + 10 = 40.
+//   corrected beat on the output: 16 beats in, RiBM 14 clocks (1 iteration(s) per clock, 1
+//   solver(s) on alternate codewords), 16 beats through the 8-stage Chien/Forney pipeline and
+//   the decision, the RAM read. Intel's bound N/P + 2t + 10 = 40.
 //   Slots: 8 codewords in the received-word and error RAMs (128 × 330 bits each); in_tready
 //   falls only when the output is held back long enough to fill them.
 //   Per codeword on its tlast beat: out_corrected (symbols corrected, 0 when uncorrectable)
@@ -71,7 +72,6 @@ module rtlgen_kr4_fec_dec (
 );
     localparam [3:0] LAST_BEAT = 4'd15;        // beat index of tlast
     localparam [3:0] SLOTS = 4'd8;             // codeword slots of the RAMs
-    localparam [3:0] BM_LAST = 4'd13;          // last clock of the key-equation solver
     localparam [12:0] SER_LAST = 13'd8191;     // last codeword of an SER window
     localparam [15:0] SER_THRESHOLD = 16'd417; // degraded-SER threshold
 
@@ -5679,14 +5679,16 @@ module rtlgen_kr4_fec_dec (
     wire bm_start; // the last beat is in: the syndromes are complete
     assign bm_start = accept & in_last;
 
-    // RiBM: 22 processing elements, 1 iteration(s) per clock for 14 clocks.
+    // RiBM: 1 solver(s) of 22 processing elements, 1 iteration(s) per clock for 14 clocks.
+    localparam [3:0] BM_LAST = 4'd13;          // last clock of a key-equation solver
+
     reg [219:0] bm_d; // δ_0..δ_3t
     reg [219:0] bm_th; // θ_0..θ_3t
     reg [9:0] bm_g; // γ
     reg [4:0] bm_k; // k = 2t − 2L after 2t iterations (two's complement)
     reg bm_busy;
     reg [3:0] bm_cnt;
-    reg bm_done; // Λ and Ω^h are in bm_d
+    reg bm_done; // Λ and Ω^h are in d
     wire [9:0] d0_0;
     assign d0_0 = bm_d[9:0];
     wire [9:0] d0_1;
@@ -6350,6 +6352,10 @@ module rtlgen_kr4_fec_dec (
             bm_k <= k1;
         end
     end
+    wire [149:0] bm_key; // δ_0..δ_2t of the finished solver: Ω^h, then Λ
+    assign bm_key = bm_d[149:0];
+    wire [3:0] bm_khalf; // its k/2 (k = 2t − 2L is even when L ≤ t)
+    assign bm_khalf = bm_k[4:1];
 
     // Chien search and Forney, P lanes: Λ_k·α^(−k·d'), Ω^h_k·α^(−(k+fcr+2t)·d') for the beat's first degree d'.
     reg [79:0] ch_lam; // Λ_k·α^(−k·d'0) for the beat in the Chien search
@@ -6359,39 +6365,39 @@ module rtlgen_kr4_fec_dec (
     reg [2:0] ch_len; // L
     reg ch_ok; // L ≤ t
     wire [9:0] key_0;
-    assign key_0 = bm_d[9:0];
+    assign key_0 = bm_key[9:0];
     wire [9:0] key_1;
-    assign key_1 = bm_d[19:10];
+    assign key_1 = bm_key[19:10];
     wire [9:0] key_2;
-    assign key_2 = bm_d[29:20];
+    assign key_2 = bm_key[29:20];
     wire [9:0] key_3;
-    assign key_3 = bm_d[39:30];
+    assign key_3 = bm_key[39:30];
     wire [9:0] key_4;
-    assign key_4 = bm_d[49:40];
+    assign key_4 = bm_key[49:40];
     wire [9:0] key_5;
-    assign key_5 = bm_d[59:50];
+    assign key_5 = bm_key[59:50];
     wire [9:0] key_6;
-    assign key_6 = bm_d[69:60];
+    assign key_6 = bm_key[69:60];
     wire [9:0] key_7;
-    assign key_7 = bm_d[79:70];
+    assign key_7 = bm_key[79:70];
     wire [9:0] key_8;
-    assign key_8 = bm_d[89:80];
+    assign key_8 = bm_key[89:80];
     wire [9:0] key_9;
-    assign key_9 = bm_d[99:90];
+    assign key_9 = bm_key[99:90];
     wire [9:0] key_10;
-    assign key_10 = bm_d[109:100];
+    assign key_10 = bm_key[109:100];
     wire [9:0] key_11;
-    assign key_11 = bm_d[119:110];
+    assign key_11 = bm_key[119:110];
     wire [9:0] key_12;
-    assign key_12 = bm_d[129:120];
+    assign key_12 = bm_key[129:120];
     wire [9:0] key_13;
-    assign key_13 = bm_d[139:130];
+    assign key_13 = bm_key[139:130];
     wire [9:0] key_14;
-    assign key_14 = bm_d[149:140];
+    assign key_14 = bm_key[149:140];
     localparam [2:0] T = 3'd7;                 // t
 
     wire [2:0] key_len; // L = t − k/2 (k = 2t − 2L is even when L ≤ t)
-    assign key_len = T - bm_k[3:1];
+    assign key_len = T - bm_khalf[2:0];
     wire [9:0] lam_0;
     assign lam_0 = ch_lam[9:0];
     wire [9:0] lam_1;
@@ -6773,7 +6779,7 @@ module rtlgen_kr4_fec_dec (
             ch_lam <= {lam_load7, lam_load6, lam_load5, lam_load4, lam_load3, lam_load2, lam_load1, lam_load0};
             ch_om <= {om_load6, om_load5, om_load4, om_load3, om_load2, om_load1, om_load0};
             ch_len <= key_len;
-            ch_ok <= ~bm_k[4];
+            ch_ok <= ~bm_khalf[3];
         end else if (ch_busy) begin
             ch_lam <= {lam_step7, lam_step6, lam_step5, lam_step4, lam_step3, lam_step2, lam_step1, lam_step0};
             ch_om <= {om_step6, om_step5, om_step4, om_step3, om_step2, om_step1, om_step0};
@@ -10470,6 +10476,49 @@ module rtlgen_kr4_fec_dec (
     assign corrected_bits = corrected_bits_r;
     assign uncorrectable_codewords = uncorrectable_r;
     assign ser_alarm = ser_alarm_r;
+
+`ifdef FORMAL
+    reg f_past_valid; // 0 in the first cycle of a trace, then 1
+    always @(posedge clk) begin
+        f_past_valid <= 1'd1;
+    end
+    reg f_in_stall; // in: a beat presented and not taken one cycle ago
+    always @(posedge clk) begin
+        f_in_stall <= in_tvalid & (~in_tready);
+    end
+    reg [330:0] f_in_pay; // in: the payload one cycle ago
+    always @(posedge clk) begin
+        f_in_pay <= {in_tdata, in_tlast};
+    end
+    reg f_prev_run; // the previous cycle ran out of reset after the first
+    always @(posedge clk) begin
+        f_prev_run <= f_past_valid & (!rst);
+    end
+    reg f_out_stall; // out: a beat presented and not taken one cycle ago
+    always @(posedge clk) begin
+        f_out_stall <= out_tvalid & (~out_tready);
+    end
+    reg [334:0] f_out_pay; // out: the payload one cycle ago
+    always @(posedge clk) begin
+        f_out_pay <= {out_tdata, out_tlast, out_corrected, out_uncorrectable};
+    end
+    initial f_past_valid = 1'd0;
+    initial f_prev_run = 1'd0;
+    always @* begin
+        // every trace starts in reset
+        if (!f_past_valid) begin
+            a_reset_first: assume (rst);
+        end
+        // in: the sender keeps tvalid and the payload until tready
+        if (f_past_valid & (!rst) & f_prev_run & f_in_stall) begin
+            a_in_stable: assume (in_tvalid & ({in_tdata, in_tlast} == f_in_pay));
+        end
+        // out: tvalid and the payload stay until tready
+        if (f_past_valid & (!rst) & f_prev_run & f_out_stall) begin
+            p_out_stable: assert (out_tvalid & ({out_tdata, out_tlast, out_corrected, out_uncorrectable} == f_out_pay));
+        end
+    end
+`endif
 
 endmodule
 

@@ -4,7 +4,9 @@
 //! the planted Gen-Z Init-exchange deadlock and a dropped `tready` condition in a small Gen-Z
 //! LLR interface (bounded model checks with Yices), the CRC checkers and flit CRCs, the RS
 //! encoders and t = 1 decoders of small codes (each with a mutant), small ReCXL replica maps,
-//! pipelined checkers and a RIFL frame codec with its scramblers (each family with a mutant);
+//! pipelined checkers and a RIFL frame codec with its scramblers (each family with a mutant),
+//! the recovered-clock node's clock compensation (multiclock BMC, two mutants) and a mutant of its
+//! lane crossing;
 //! larger proofs run with
 //! `RTLGEN_LONG=1 cargo test -p rtl-gen-cli --test formal -- --ignored`.
 

@@ -15,8 +15,8 @@
 //! A kind's generator builds its block with the helpers here in `blocks/<kind>/props.rs` and
 //! pushes it as one [`Item::Formal`] item, last in the module.
 
-use super::build::{add, and, dec, eq, ge, id, ne, or};
-use super::verilog::{Expr, Item, Stmt};
+use super::build::{add, all, and, dec, eq, ge, id, ne, or};
+use super::verilog::{ClockDomain, Expr, Item, Stmt};
 use crate::info::ResetStyle;
 use std::collections::HashSet;
 use std::fmt::Write;
@@ -373,6 +373,43 @@ pub fn out_of_reset(reset: ResetStyle) -> Expr {
         ResetStyle::SyncHigh => Expr::id("rst").lnot(),
         ResetStyle::AsyncLow => Expr::id("rst_n"),
     }
+}
+
+/// `name` = 1 from the first edge of `domain`'s clock on (a shadow register of a multiclock
+/// proof, 0 in the first step of a trace).
+pub fn started(f: &mut Formal, name: &str, domain: &ClockDomain) {
+    f.items.push(Item::reg(name, 1, &format!("{} has had an edge", domain.clock)));
+    f.items.push(Item::AlwaysFfOn { domain: domain.clone(), reset: None, body: vec![Stmt::set(id(name), Expr::one())] });
+    f.init.push((name.into(), Expr::zero()));
+}
+
+/// `domain`'s reset asserted (its own port, in the design's style).
+pub fn domain_in_reset(domain: &ClockDomain, style: ResetStyle) -> Expr {
+    match style {
+        ResetStyle::SyncHigh => id(&domain.reset),
+        ResetStyle::AsyncLow => id(&domain.reset).not(),
+    }
+}
+
+/// The reset rule of a multiclock proof: every domain of `domains` is in reset until each of
+/// their clocks has had an edge (so every register saw its reset), and out of reset afterwards.
+/// Adds one `f_<clock>_started` register per domain and an assumption `a_<clock>_reset` each;
+/// returns the condition "all started" (the design runs), the guard of the assertions.
+pub fn resets_released_together(f: &mut Formal, domains: &[&ClockDomain], style: ResetStyle) -> Expr {
+    let names: Vec<String> = domains.iter().map(|d| format!("f_{}_started", d.clock)).collect();
+    for (d, n) in domains.iter().zip(&names) {
+        started(f, n, d);
+    }
+    let run = all(names.iter().map(|n| id(n)).collect());
+    for d in domains {
+        f.assume(
+            &format!("a_{}_reset", d.clock),
+            &format!("the {} domain is in reset until every clock has had an edge, then out of reset", d.clock),
+            None,
+            eq(domain_in_reset(d, style), run.clone().not()),
+        );
+    }
+    run
 }
 
 #[cfg(test)]

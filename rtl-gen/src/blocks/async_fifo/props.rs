@@ -12,24 +12,9 @@
 
 use super::AsyncFifoBlock;
 use crate::hw::build::{add, all, and, dec, eq, id, le, sub};
-use crate::hw::props::Formal;
+use crate::hw::props::{domain_in_reset, started, Formal};
 use crate::hw::verilog::{ClockDomain, Expr, Item, Stmt};
-use crate::info::{DesignInfo, ResetStyle};
-
-/// `name` = 1 from the first edge of `domain`'s clock on.
-fn started(f: &mut Formal, name: &str, domain: &ClockDomain) {
-    f.items.push(Item::reg(name, 1, &format!("{} has had an edge", domain.clock)));
-    f.items.push(Item::AlwaysFfOn { domain: domain.clone(), reset: None, body: vec![Stmt::set(id(name), Expr::one())] });
-    f.init.push((name.into(), Expr::zero()));
-}
-
-/// The domain's reset asserted (its own port, in the design's style).
-fn domain_in_reset(domain: &ClockDomain, style: ResetStyle) -> Expr {
-    match style {
-        ResetStyle::SyncHigh => id(&domain.reset),
-        ResetStyle::AsyncLow => id(&domain.reset).not(),
-    }
-}
+use crate::info::DesignInfo;
 
 pub fn properties(b: &AsyncFifoBlock, design: &DesignInfo) -> Item {
     let (w, p) = (b.width, b.ptr_bits());

@@ -251,10 +251,11 @@ pub fn prove_module(tree: &Path, manifest: &TreeManifest, module: &str, opts: &O
     Ok(FormalRow { module: module.into(), properties, method, verdict, seconds: start.elapsed().as_secs_f64() })
 }
 
-/// A module clocked by more than one clock (inputs `<domain>_clk`, e.g. the asynchronous FIFO):
-/// SymbiYosys runs it with `multiclock on`, every clock a free input.
+/// A module clocked by more than one clock (inputs `clk` and `<domain>_clk`, e.g. the
+/// asynchronous FIFO, a recovered-clock crossing): SymbiYosys runs it with `multiclock on`, every
+/// clock a free input.
 fn multiclock(m: &super::TreeModule) -> bool {
-    m.clock.is_none() && m.ports.iter().filter(|p| p.dir == "input" && p.width == 1 && p.name.ends_with("_clk")).count() >= 2
+    m.ports.iter().filter(|p| p.dir == "input" && p.width == 1 && (p.name == "clk" || p.name.ends_with("_clk"))).count() >= 2
 }
 
 /// A combinational module: GF(2) evaluation of every assertion; with cut points, the ones

@@ -124,6 +124,7 @@ pub fn module(design: &DesignInfo, n: &Names, rx_tick: bool) -> GeneratedModule 
         reset: Some(vec![set_id("paid_q", dec(ow, 0))]),
         body: vec![Stmt::when(Expr::and(id("idle"), id("slot")), vec![set_id("paid_q", add(id("paid_q"), dec(ow, 1)))])],
     });
+    it.push(super::comp_props::properties(design));
     let s = SYNC_STAGES;
     GeneratedModule {
         module: Module { name: n.comp.clone(), ports, items: it, reset: Some(design.reset) },

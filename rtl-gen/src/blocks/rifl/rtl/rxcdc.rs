@@ -136,6 +136,7 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     for (i, name) in FLAGS.iter().enumerate() {
         it.push(Item::assign(id(name), Expr::bit("flags_q", i as u32)));
     }
+    it.push(super::rxcdc_props::properties(design, r));
     GeneratedModule {
         module: Module { name: n.rxcdc.clone(), ports, items: it, reset: Some(design.reset) },
         latency: 4,

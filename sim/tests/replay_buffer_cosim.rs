@@ -143,6 +143,8 @@ fn corner_cases(bench: &Bench, b: &ReplayBufferBlock) -> TestResult {
         let o = t.model().outputs();
         assert_eq!((o.out_seq, o.out_valid), (target & mask, false), "{}: replay to {target}: judged, the RAM reads it", b.name);
         t.step(&idle())?;
+        assert!(!t.model().outputs().out_valid, "{}: replay to {target}: in the RAM's read register", b.name);
+        t.step(&idle())?;
         assert_eq!(t.model().outputs().out_valid, target != depth, "{}: replay to the tail leaves nothing to send", b.name);
     }
     // Stream everything out, replay the oldest and stream again.

@@ -229,10 +229,10 @@ fn formal_refuses_unknown_modules_and_engines() {
     let dir = tempfile::tempdir().expect("temp dir");
     let default = default_tree(dir.path());
     // A RAM wrapper carries no properties of its own: its users' properties cover the storage.
-    let out = rtl_gen(&["formal", default.to_str().expect("utf-8"), "--module", "rtlgen_ram_1r1w_64x16"], dir.path());
+    let out = rtl_gen(&["formal", default.to_str().expect("utf-8"), "--module", "rtlgen_ram_1r1w_outreg_64x16"], dir.path());
     let t = text(&out);
     assert_eq!(out.status.code(), Some(2), "{t}");
-    assert!(t.contains("carries no properties") && t.contains("rtlgen_ram_1r1w_64x16"), "{t}");
+    assert!(t.contains("carries no properties") && t.contains("rtlgen_ram_1r1w_outreg_64x16"), "{t}");
     let out = rtl_gen(&["formal", "generated", "--engine", "abc; rm"], &workspace());
     assert!(!out.status.success() && text(&out).contains("allowed: smtbmc-z3"), "{}", text(&out));
 }

@@ -227,7 +227,7 @@ fn a_small_recxl_logging_unit_keeps_its_rows_and_states_and_an_overfull_admissio
     let tree = generate(dir.path(), "lu.toml", RECXL_LU, "out_lu", "flu");
     let (code, t) = bmc(dir.path(), &tree, "flu_lu", RECXL_DEPTH, "work");
     assert_eq!(code, Some(0), "{t}");
-    assert!(row(&t, "flu_lu").contains(&format!("| 4 | smtbmc-yices | bounded to depth {RECXL_DEPTH} (BMC")), "{t}");
+    assert!(row(&t, "flu_lu").contains(&format!("| 25 | smtbmc-yices | bounded to depth {RECXL_DEPTH} (BMC")), "{t}");
     let mutant = mutate(&tree, dir.path(), "flu_lu", RECXL_READY, RECXL_READY_MUTANT);
     let (code, t) = bmc(dir.path(), &mutant, "flu_lu", RECXL_DEPTH, "work_mutant");
     assert_eq!(code, Some(1), "{t}");

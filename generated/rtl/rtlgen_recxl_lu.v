@@ -40,11 +40,15 @@
 //   Dump trailer beat: [31:0] 0x5243584C, [63:32] epoch number (st_epoch + 1), [95:64]
 //   records, [111:96] node ID.
 //   free_lag = 1: at a commit the unit frees the previous epoch's snapshot (H6).
-//   One log read outstanding. Release: per source, its releasable row is registered as a
-//   candidate (rc<s>_*), and the release engine picks among the previous cycle's candidates,
-//   so a row is picked two cycles after its VAL at the earliest (VAL in cycle t, row VALID
-//   from t + 1, candidate from t + 2, first record offered at t + 3); it writes one record per
-//   cycle and frees the row one cycle after its last record.
+//   One log read outstanding. Release: each row's eligibility (releasable, and its E) is
+//   registered (r<i>_rq, r<i>_e), per source its row of those is registered as a candidate
+//   (rc<s>_*), and the release engine picks among the candidates, so a row is picked three
+//   cycles after its VAL at the earliest (VAL in cycle t, row VALID from t + 1, eligibility
+//   registered from t + 2, candidate from t + 3, first record offered at t + 4); back-to-back
+//   releases keep their spacing (one record per cycle, the row freed one cycle after its last
+//   record). Counters count their events one cycle late (registered events), so stat_data
+//   shows an event three cycles after it (event cycle t, counted at t + 2, read out at t + 3
+//   for a stat_sel held since t + 2).
 //   Configuration inputs: cfg_node_id is static (change it only in reset). cfg_failed_mask may
 //   gain bits in any cycle (the CM sets them at Interrupt, before the unit can quiesce) and
 //   never loses any. cfg_dump_base and cfg_dump_limit may change only while st_dump_busy is
@@ -425,33 +429,44 @@ module rtlgen_recxl_lu (
     reg [127:0] frec_q; // record being reported
     // verilator lint_on UNUSED
     reg [3:0] fmatch_q; // queries matching frec_q still to report
-    reg [15:0] cnt0_q; // counter 0 (contract §4.8)
-    reg [15:0] cnt1_q; // counter 1 (contract §4.8)
-    reg [15:0] cnt2_q; // counter 2 (contract §4.8)
-    reg [15:0] cnt3_q; // counter 3 (contract §4.8)
-    reg [15:0] cnt4_q; // counter 4 (contract §4.8)
-    reg [15:0] cnt5_q; // counter 5 (contract §4.8)
-    reg [15:0] cnt6_q; // counter 6 (contract §4.8)
-    reg [15:0] cnt7_q; // counter 7 (contract §4.8)
-    reg [15:0] cnt8_q; // counter 8 (contract §4.8)
-    reg [15:0] cnt9_q; // counter 9 (contract §4.8)
-    reg [15:0] cnt10_q; // counter 10 (contract §4.8)
-    reg [15:0] cnt11_q; // counter 11 (contract §4.8)
-    reg [15:0] cnt12_q; // counter 12 (contract §4.8)
-    reg [15:0] cnt13_q; // counter 13 (contract §4.8)
-    reg [15:0] cnt14_q; // counter 14 (contract §4.8)
-    reg [15:0] cnt15_q; // counter 15 (contract §4.8)
-    reg [15:0] cnt16_q; // counter 16 (contract §4.8)
-    reg [15:0] cnt17_q; // counter 17 (contract §4.8)
-    reg [15:0] cnt18_q; // counter 18 (contract §4.8)
-    reg [15:0] cnt19_q; // counter 19 (contract §4.8)
-    reg [15:0] cnt20_q; // counter 20 (contract §4.8)
-    reg [15:0] cnt21_q; // counter 21 (contract §4.8)
-    reg [15:0] cnt22_q; // counter 22 (contract §4.8)
+    reg [15:0] cnt20_q; // counter 20 (contract §4.8): high-water mark
+    reg [15:0] cnt21_q; // counter 21 (contract §4.8): high-water mark
     reg [15:0] stat_q; // registered counter read
+    reg r0_rq; // row 0 was releasable last cycle (cleared when picked)
+    reg [31:0] r0_e; // row 0's eligibility time E last cycle
+    reg r1_rq; // row 1 was releasable last cycle (cleared when picked)
+    reg [31:0] r1_e; // row 1's eligibility time E last cycle
+    reg r2_rq; // row 2 was releasable last cycle (cleared when picked)
+    reg [31:0] r2_e; // row 2's eligibility time E last cycle
+    reg r3_rq; // row 3 was releasable last cycle (cleared when picked)
+    reg [31:0] r3_e; // row 3's eligibility time E last cycle
+    reg r4_rq; // row 4 was releasable last cycle (cleared when picked)
+    reg [31:0] r4_e; // row 4's eligibility time E last cycle
+    reg r5_rq; // row 5 was releasable last cycle (cleared when picked)
+    reg [31:0] r5_e; // row 5's eligibility time E last cycle
+    reg r6_rq; // row 6 was releasable last cycle (cleared when picked)
+    reg [31:0] r6_e; // row 6's eligibility time E last cycle
+    reg r7_rq; // row 7 was releasable last cycle (cleared when picked)
+    reg [31:0] r7_e; // row 7's eligibility time E last cycle
+    reg r8_rq; // row 8 was releasable last cycle (cleared when picked)
+    reg [31:0] r8_e; // row 8's eligibility time E last cycle
+    reg r9_rq; // row 9 was releasable last cycle (cleared when picked)
+    reg [31:0] r9_e; // row 9's eligibility time E last cycle
+    reg r10_rq; // row 10 was releasable last cycle (cleared when picked)
+    reg [31:0] r10_e; // row 10's eligibility time E last cycle
+    reg r11_rq; // row 11 was releasable last cycle (cleared when picked)
+    reg [31:0] r11_e; // row 11's eligibility time E last cycle
+    reg r12_rq; // row 12 was releasable last cycle (cleared when picked)
+    reg [31:0] r12_e; // row 12's eligibility time E last cycle
+    reg r13_rq; // row 13 was releasable last cycle (cleared when picked)
+    reg [31:0] r13_e; // row 13's eligibility time E last cycle
+    reg r14_rq; // row 14 was releasable last cycle (cleared when picked)
+    reg [31:0] r14_e; // row 14's eligibility time E last cycle
+    reg r15_rq; // row 15 was releasable last cycle (cleared when picked)
+    reg [31:0] r15_e; // row 15's eligibility time E last cycle
     reg rc0_v; // CN 0 had a releasable row last cycle
     reg [3:0] rc0_row;
-    reg [31:0] rc0_stamp;
+    reg [31:0] rc0_e;
     reg [15:0] rc0_mask;
     reg rc0_core;
     reg [25:0] rc0_line;
@@ -459,7 +474,7 @@ module rtlgen_recxl_lu (
     reg [15:0] rc0_csn;
     reg rc1_v; // CN 1 had a releasable row last cycle
     reg [3:0] rc1_row;
-    reg [31:0] rc1_stamp;
+    reg [31:0] rc1_e;
     reg [15:0] rc1_mask;
     reg rc1_core;
     reg [25:0] rc1_line;
@@ -467,7 +482,7 @@ module rtlgen_recxl_lu (
     reg [15:0] rc1_csn;
     reg rc2_v; // CN 2 had a releasable row last cycle
     reg [3:0] rc2_row;
-    reg [31:0] rc2_stamp;
+    reg [31:0] rc2_e;
     reg [15:0] rc2_mask;
     reg rc2_core;
     reg [25:0] rc2_line;
@@ -475,16 +490,18 @@ module rtlgen_recxl_lu (
     reg [15:0] rc2_csn;
     reg rc3_v; // CN 3 had a releasable row last cycle
     reg [3:0] rc3_row;
-    reg [31:0] rc3_stamp;
+    reg [31:0] rc3_e;
     reg [15:0] rc3_mask;
     reg rc3_core;
     reg [25:0] rc3_line;
     reg rc3_head;
     reg [15:0] rc3_csn;
 
-    // Per row: source's next TS, releasable, VAL match, failed source.
+    // Per row: source's next TS and eligibility time, releasable, VAL match, failed source.
     wire [7:0] r0_nts;
     assign r0_nts = r0_node[1] ? (r0_node[0] ? s3_nts : s2_nts) : (r0_node[0] ? s1_nts : s0_nts);
+    wire [31:0] r0_el;
+    assign r0_el = r0_node[1] ? (r0_node[0] ? s3_el : s2_el) : (r0_node[0] ? s1_el : s0_el);
     wire r0_fail;
     assign r0_fail = cfg_failed_mask[r0_node];
     wire r0_rel;
@@ -497,6 +514,8 @@ module rtlgen_recxl_lu (
     assign r0_gd = r0_ts - r0_nts;
     wire [7:0] r1_nts;
     assign r1_nts = r1_node[1] ? (r1_node[0] ? s3_nts : s2_nts) : (r1_node[0] ? s1_nts : s0_nts);
+    wire [31:0] r1_el;
+    assign r1_el = r1_node[1] ? (r1_node[0] ? s3_el : s2_el) : (r1_node[0] ? s1_el : s0_el);
     wire r1_fail;
     assign r1_fail = cfg_failed_mask[r1_node];
     wire r1_rel;
@@ -509,6 +528,8 @@ module rtlgen_recxl_lu (
     assign r1_gd = r1_ts - r1_nts;
     wire [7:0] r2_nts;
     assign r2_nts = r2_node[1] ? (r2_node[0] ? s3_nts : s2_nts) : (r2_node[0] ? s1_nts : s0_nts);
+    wire [31:0] r2_el;
+    assign r2_el = r2_node[1] ? (r2_node[0] ? s3_el : s2_el) : (r2_node[0] ? s1_el : s0_el);
     wire r2_fail;
     assign r2_fail = cfg_failed_mask[r2_node];
     wire r2_rel;
@@ -521,6 +542,8 @@ module rtlgen_recxl_lu (
     assign r2_gd = r2_ts - r2_nts;
     wire [7:0] r3_nts;
     assign r3_nts = r3_node[1] ? (r3_node[0] ? s3_nts : s2_nts) : (r3_node[0] ? s1_nts : s0_nts);
+    wire [31:0] r3_el;
+    assign r3_el = r3_node[1] ? (r3_node[0] ? s3_el : s2_el) : (r3_node[0] ? s1_el : s0_el);
     wire r3_fail;
     assign r3_fail = cfg_failed_mask[r3_node];
     wire r3_rel;
@@ -533,6 +556,8 @@ module rtlgen_recxl_lu (
     assign r3_gd = r3_ts - r3_nts;
     wire [7:0] r4_nts;
     assign r4_nts = r4_node[1] ? (r4_node[0] ? s3_nts : s2_nts) : (r4_node[0] ? s1_nts : s0_nts);
+    wire [31:0] r4_el;
+    assign r4_el = r4_node[1] ? (r4_node[0] ? s3_el : s2_el) : (r4_node[0] ? s1_el : s0_el);
     wire r4_fail;
     assign r4_fail = cfg_failed_mask[r4_node];
     wire r4_rel;
@@ -545,6 +570,8 @@ module rtlgen_recxl_lu (
     assign r4_gd = r4_ts - r4_nts;
     wire [7:0] r5_nts;
     assign r5_nts = r5_node[1] ? (r5_node[0] ? s3_nts : s2_nts) : (r5_node[0] ? s1_nts : s0_nts);
+    wire [31:0] r5_el;
+    assign r5_el = r5_node[1] ? (r5_node[0] ? s3_el : s2_el) : (r5_node[0] ? s1_el : s0_el);
     wire r5_fail;
     assign r5_fail = cfg_failed_mask[r5_node];
     wire r5_rel;
@@ -557,6 +584,8 @@ module rtlgen_recxl_lu (
     assign r5_gd = r5_ts - r5_nts;
     wire [7:0] r6_nts;
     assign r6_nts = r6_node[1] ? (r6_node[0] ? s3_nts : s2_nts) : (r6_node[0] ? s1_nts : s0_nts);
+    wire [31:0] r6_el;
+    assign r6_el = r6_node[1] ? (r6_node[0] ? s3_el : s2_el) : (r6_node[0] ? s1_el : s0_el);
     wire r6_fail;
     assign r6_fail = cfg_failed_mask[r6_node];
     wire r6_rel;
@@ -569,6 +598,8 @@ module rtlgen_recxl_lu (
     assign r6_gd = r6_ts - r6_nts;
     wire [7:0] r7_nts;
     assign r7_nts = r7_node[1] ? (r7_node[0] ? s3_nts : s2_nts) : (r7_node[0] ? s1_nts : s0_nts);
+    wire [31:0] r7_el;
+    assign r7_el = r7_node[1] ? (r7_node[0] ? s3_el : s2_el) : (r7_node[0] ? s1_el : s0_el);
     wire r7_fail;
     assign r7_fail = cfg_failed_mask[r7_node];
     wire r7_rel;
@@ -581,6 +612,8 @@ module rtlgen_recxl_lu (
     assign r7_gd = r7_ts - r7_nts;
     wire [7:0] r8_nts;
     assign r8_nts = r8_node[1] ? (r8_node[0] ? s3_nts : s2_nts) : (r8_node[0] ? s1_nts : s0_nts);
+    wire [31:0] r8_el;
+    assign r8_el = r8_node[1] ? (r8_node[0] ? s3_el : s2_el) : (r8_node[0] ? s1_el : s0_el);
     wire r8_fail;
     assign r8_fail = cfg_failed_mask[r8_node];
     wire r8_rel;
@@ -593,6 +626,8 @@ module rtlgen_recxl_lu (
     assign r8_gd = r8_ts - r8_nts;
     wire [7:0] r9_nts;
     assign r9_nts = r9_node[1] ? (r9_node[0] ? s3_nts : s2_nts) : (r9_node[0] ? s1_nts : s0_nts);
+    wire [31:0] r9_el;
+    assign r9_el = r9_node[1] ? (r9_node[0] ? s3_el : s2_el) : (r9_node[0] ? s1_el : s0_el);
     wire r9_fail;
     assign r9_fail = cfg_failed_mask[r9_node];
     wire r9_rel;
@@ -605,6 +640,8 @@ module rtlgen_recxl_lu (
     assign r9_gd = r9_ts - r9_nts;
     wire [7:0] r10_nts;
     assign r10_nts = r10_node[1] ? (r10_node[0] ? s3_nts : s2_nts) : (r10_node[0] ? s1_nts : s0_nts);
+    wire [31:0] r10_el;
+    assign r10_el = r10_node[1] ? (r10_node[0] ? s3_el : s2_el) : (r10_node[0] ? s1_el : s0_el);
     wire r10_fail;
     assign r10_fail = cfg_failed_mask[r10_node];
     wire r10_rel;
@@ -617,6 +654,8 @@ module rtlgen_recxl_lu (
     assign r10_gd = r10_ts - r10_nts;
     wire [7:0] r11_nts;
     assign r11_nts = r11_node[1] ? (r11_node[0] ? s3_nts : s2_nts) : (r11_node[0] ? s1_nts : s0_nts);
+    wire [31:0] r11_el;
+    assign r11_el = r11_node[1] ? (r11_node[0] ? s3_el : s2_el) : (r11_node[0] ? s1_el : s0_el);
     wire r11_fail;
     assign r11_fail = cfg_failed_mask[r11_node];
     wire r11_rel;
@@ -629,6 +668,8 @@ module rtlgen_recxl_lu (
     assign r11_gd = r11_ts - r11_nts;
     wire [7:0] r12_nts;
     assign r12_nts = r12_node[1] ? (r12_node[0] ? s3_nts : s2_nts) : (r12_node[0] ? s1_nts : s0_nts);
+    wire [31:0] r12_el;
+    assign r12_el = r12_node[1] ? (r12_node[0] ? s3_el : s2_el) : (r12_node[0] ? s1_el : s0_el);
     wire r12_fail;
     assign r12_fail = cfg_failed_mask[r12_node];
     wire r12_rel;
@@ -641,6 +682,8 @@ module rtlgen_recxl_lu (
     assign r12_gd = r12_ts - r12_nts;
     wire [7:0] r13_nts;
     assign r13_nts = r13_node[1] ? (r13_node[0] ? s3_nts : s2_nts) : (r13_node[0] ? s1_nts : s0_nts);
+    wire [31:0] r13_el;
+    assign r13_el = r13_node[1] ? (r13_node[0] ? s3_el : s2_el) : (r13_node[0] ? s1_el : s0_el);
     wire r13_fail;
     assign r13_fail = cfg_failed_mask[r13_node];
     wire r13_rel;
@@ -653,6 +696,8 @@ module rtlgen_recxl_lu (
     assign r13_gd = r13_ts - r13_nts;
     wire [7:0] r14_nts;
     assign r14_nts = r14_node[1] ? (r14_node[0] ? s3_nts : s2_nts) : (r14_node[0] ? s1_nts : s0_nts);
+    wire [31:0] r14_el;
+    assign r14_el = r14_node[1] ? (r14_node[0] ? s3_el : s2_el) : (r14_node[0] ? s1_el : s0_el);
     wire r14_fail;
     assign r14_fail = cfg_failed_mask[r14_node];
     wire r14_rel;
@@ -665,6 +710,8 @@ module rtlgen_recxl_lu (
     assign r14_gd = r14_ts - r14_nts;
     wire [7:0] r15_nts;
     assign r15_nts = r15_node[1] ? (r15_node[0] ? s3_nts : s2_nts) : (r15_node[0] ? s1_nts : s0_nts);
+    wire [31:0] r15_el;
+    assign r15_el = r15_node[1] ? (r15_node[0] ? s3_el : s2_el) : (r15_node[0] ? s1_el : s0_el);
     wire r15_fail;
     assign r15_fail = cfg_failed_mask[r15_node];
     wire r15_rel;
@@ -676,13 +723,13 @@ module rtlgen_recxl_lu (
     wire [7:0] r15_gd;
     assign r15_gd = r15_ts - r15_nts;
 
-    // Release candidates: per source, its releasable row (registered into rc<s>_* below).
+    // Release candidates: per source, its row of r<i>_rq (registered into rc<s>_* below).
     wire [15:0] rc0_d_hit;
     assign rc0_d_hit = {
-        r15_rel & (r15_node == 2'd0), r14_rel & (r14_node == 2'd0), r13_rel & (r13_node == 2'd0), r12_rel & (r12_node == 2'd0),
-        r11_rel & (r11_node == 2'd0), r10_rel & (r10_node == 2'd0), r9_rel & (r9_node == 2'd0), r8_rel & (r8_node == 2'd0),
-        r7_rel & (r7_node == 2'd0), r6_rel & (r6_node == 2'd0), r5_rel & (r5_node == 2'd0), r4_rel & (r4_node == 2'd0), r3_rel & (r3_node == 2'd0),
-        r2_rel & (r2_node == 2'd0), r1_rel & (r1_node == 2'd0), r0_rel & (r0_node == 2'd0)
+        r15_rq & (r15_node == 2'd0), r14_rq & (r14_node == 2'd0), r13_rq & (r13_node == 2'd0), r12_rq & (r12_node == 2'd0),
+        r11_rq & (r11_node == 2'd0), r10_rq & (r10_node == 2'd0), r9_rq & (r9_node == 2'd0), r8_rq & (r8_node == 2'd0), r7_rq & (r7_node == 2'd0),
+        r6_rq & (r6_node == 2'd0), r5_rq & (r5_node == 2'd0), r4_rq & (r4_node == 2'd0), r3_rq & (r3_node == 2'd0), r2_rq & (r2_node == 2'd0),
+        r1_rq & (r1_node == 2'd0), r0_rq & (r0_node == 2'd0)
     };
     wire [95:0] rc0_d;
     assign rc0_d = (|rc0_d_hit[15:0])
@@ -690,40 +737,40 @@ module rtlgen_recxl_lu (
             ? ((|rc0_d_hit[3:0])
                 ? ((|rc0_d_hit[1:0])
                     ? (rc0_d_hit[0]
-                        ? {4'd0, r0_stamp, r0_mask, r0_core, r0_line, r0_head, r0_csn}
-                        : {4'd1, r1_stamp, r1_mask, r1_core, r1_line, r1_head, r1_csn})
+                        ? {4'd0, r0_e, r0_mask, r0_core, r0_line, r0_head, r0_csn}
+                        : {4'd1, r1_e, r1_mask, r1_core, r1_line, r1_head, r1_csn})
                     : (rc0_d_hit[2]
-                        ? {4'd2, r2_stamp, r2_mask, r2_core, r2_line, r2_head, r2_csn}
-                        : {4'd3, r3_stamp, r3_mask, r3_core, r3_line, r3_head, r3_csn}))
+                        ? {4'd2, r2_e, r2_mask, r2_core, r2_line, r2_head, r2_csn}
+                        : {4'd3, r3_e, r3_mask, r3_core, r3_line, r3_head, r3_csn}))
                 : ((|rc0_d_hit[5:4])
                     ? (rc0_d_hit[4]
-                        ? {4'd4, r4_stamp, r4_mask, r4_core, r4_line, r4_head, r4_csn}
-                        : {4'd5, r5_stamp, r5_mask, r5_core, r5_line, r5_head, r5_csn})
+                        ? {4'd4, r4_e, r4_mask, r4_core, r4_line, r4_head, r4_csn}
+                        : {4'd5, r5_e, r5_mask, r5_core, r5_line, r5_head, r5_csn})
                     : (rc0_d_hit[6]
-                        ? {4'd6, r6_stamp, r6_mask, r6_core, r6_line, r6_head, r6_csn}
-                        : {4'd7, r7_stamp, r7_mask, r7_core, r7_line, r7_head, r7_csn})))
+                        ? {4'd6, r6_e, r6_mask, r6_core, r6_line, r6_head, r6_csn}
+                        : {4'd7, r7_e, r7_mask, r7_core, r7_line, r7_head, r7_csn})))
             : ((|rc0_d_hit[11:8])
                 ? ((|rc0_d_hit[9:8])
                     ? (rc0_d_hit[8]
-                        ? {4'd8, r8_stamp, r8_mask, r8_core, r8_line, r8_head, r8_csn}
-                        : {4'd9, r9_stamp, r9_mask, r9_core, r9_line, r9_head, r9_csn})
+                        ? {4'd8, r8_e, r8_mask, r8_core, r8_line, r8_head, r8_csn}
+                        : {4'd9, r9_e, r9_mask, r9_core, r9_line, r9_head, r9_csn})
                     : (rc0_d_hit[10]
-                        ? {4'd10, r10_stamp, r10_mask, r10_core, r10_line, r10_head, r10_csn}
-                        : {4'd11, r11_stamp, r11_mask, r11_core, r11_line, r11_head, r11_csn}))
+                        ? {4'd10, r10_e, r10_mask, r10_core, r10_line, r10_head, r10_csn}
+                        : {4'd11, r11_e, r11_mask, r11_core, r11_line, r11_head, r11_csn}))
                 : ((|rc0_d_hit[13:12])
                     ? (rc0_d_hit[12]
-                        ? {4'd12, r12_stamp, r12_mask, r12_core, r12_line, r12_head, r12_csn}
-                        : {4'd13, r13_stamp, r13_mask, r13_core, r13_line, r13_head, r13_csn})
+                        ? {4'd12, r12_e, r12_mask, r12_core, r12_line, r12_head, r12_csn}
+                        : {4'd13, r13_e, r13_mask, r13_core, r13_line, r13_head, r13_csn})
                     : (rc0_d_hit[14]
-                        ? {4'd14, r14_stamp, r14_mask, r14_core, r14_line, r14_head, r14_csn}
-                        : {4'd15, r15_stamp, r15_mask, r15_core, r15_line, r15_head, r15_csn}))))
+                        ? {4'd14, r14_e, r14_mask, r14_core, r14_line, r14_head, r14_csn}
+                        : {4'd15, r15_e, r15_mask, r15_core, r15_line, r15_head, r15_csn}))))
         : 96'd0;
     wire [15:0] rc1_d_hit;
     assign rc1_d_hit = {
-        r15_rel & (r15_node == 2'd1), r14_rel & (r14_node == 2'd1), r13_rel & (r13_node == 2'd1), r12_rel & (r12_node == 2'd1),
-        r11_rel & (r11_node == 2'd1), r10_rel & (r10_node == 2'd1), r9_rel & (r9_node == 2'd1), r8_rel & (r8_node == 2'd1),
-        r7_rel & (r7_node == 2'd1), r6_rel & (r6_node == 2'd1), r5_rel & (r5_node == 2'd1), r4_rel & (r4_node == 2'd1), r3_rel & (r3_node == 2'd1),
-        r2_rel & (r2_node == 2'd1), r1_rel & (r1_node == 2'd1), r0_rel & (r0_node == 2'd1)
+        r15_rq & (r15_node == 2'd1), r14_rq & (r14_node == 2'd1), r13_rq & (r13_node == 2'd1), r12_rq & (r12_node == 2'd1),
+        r11_rq & (r11_node == 2'd1), r10_rq & (r10_node == 2'd1), r9_rq & (r9_node == 2'd1), r8_rq & (r8_node == 2'd1), r7_rq & (r7_node == 2'd1),
+        r6_rq & (r6_node == 2'd1), r5_rq & (r5_node == 2'd1), r4_rq & (r4_node == 2'd1), r3_rq & (r3_node == 2'd1), r2_rq & (r2_node == 2'd1),
+        r1_rq & (r1_node == 2'd1), r0_rq & (r0_node == 2'd1)
     };
     wire [95:0] rc1_d;
     assign rc1_d = (|rc1_d_hit[15:0])
@@ -731,40 +778,40 @@ module rtlgen_recxl_lu (
             ? ((|rc1_d_hit[3:0])
                 ? ((|rc1_d_hit[1:0])
                     ? (rc1_d_hit[0]
-                        ? {4'd0, r0_stamp, r0_mask, r0_core, r0_line, r0_head, r0_csn}
-                        : {4'd1, r1_stamp, r1_mask, r1_core, r1_line, r1_head, r1_csn})
+                        ? {4'd0, r0_e, r0_mask, r0_core, r0_line, r0_head, r0_csn}
+                        : {4'd1, r1_e, r1_mask, r1_core, r1_line, r1_head, r1_csn})
                     : (rc1_d_hit[2]
-                        ? {4'd2, r2_stamp, r2_mask, r2_core, r2_line, r2_head, r2_csn}
-                        : {4'd3, r3_stamp, r3_mask, r3_core, r3_line, r3_head, r3_csn}))
+                        ? {4'd2, r2_e, r2_mask, r2_core, r2_line, r2_head, r2_csn}
+                        : {4'd3, r3_e, r3_mask, r3_core, r3_line, r3_head, r3_csn}))
                 : ((|rc1_d_hit[5:4])
                     ? (rc1_d_hit[4]
-                        ? {4'd4, r4_stamp, r4_mask, r4_core, r4_line, r4_head, r4_csn}
-                        : {4'd5, r5_stamp, r5_mask, r5_core, r5_line, r5_head, r5_csn})
+                        ? {4'd4, r4_e, r4_mask, r4_core, r4_line, r4_head, r4_csn}
+                        : {4'd5, r5_e, r5_mask, r5_core, r5_line, r5_head, r5_csn})
                     : (rc1_d_hit[6]
-                        ? {4'd6, r6_stamp, r6_mask, r6_core, r6_line, r6_head, r6_csn}
-                        : {4'd7, r7_stamp, r7_mask, r7_core, r7_line, r7_head, r7_csn})))
+                        ? {4'd6, r6_e, r6_mask, r6_core, r6_line, r6_head, r6_csn}
+                        : {4'd7, r7_e, r7_mask, r7_core, r7_line, r7_head, r7_csn})))
             : ((|rc1_d_hit[11:8])
                 ? ((|rc1_d_hit[9:8])
                     ? (rc1_d_hit[8]
-                        ? {4'd8, r8_stamp, r8_mask, r8_core, r8_line, r8_head, r8_csn}
-                        : {4'd9, r9_stamp, r9_mask, r9_core, r9_line, r9_head, r9_csn})
+                        ? {4'd8, r8_e, r8_mask, r8_core, r8_line, r8_head, r8_csn}
+                        : {4'd9, r9_e, r9_mask, r9_core, r9_line, r9_head, r9_csn})
                     : (rc1_d_hit[10]
-                        ? {4'd10, r10_stamp, r10_mask, r10_core, r10_line, r10_head, r10_csn}
-                        : {4'd11, r11_stamp, r11_mask, r11_core, r11_line, r11_head, r11_csn}))
+                        ? {4'd10, r10_e, r10_mask, r10_core, r10_line, r10_head, r10_csn}
+                        : {4'd11, r11_e, r11_mask, r11_core, r11_line, r11_head, r11_csn}))
                 : ((|rc1_d_hit[13:12])
                     ? (rc1_d_hit[12]
-                        ? {4'd12, r12_stamp, r12_mask, r12_core, r12_line, r12_head, r12_csn}
-                        : {4'd13, r13_stamp, r13_mask, r13_core, r13_line, r13_head, r13_csn})
+                        ? {4'd12, r12_e, r12_mask, r12_core, r12_line, r12_head, r12_csn}
+                        : {4'd13, r13_e, r13_mask, r13_core, r13_line, r13_head, r13_csn})
                     : (rc1_d_hit[14]
-                        ? {4'd14, r14_stamp, r14_mask, r14_core, r14_line, r14_head, r14_csn}
-                        : {4'd15, r15_stamp, r15_mask, r15_core, r15_line, r15_head, r15_csn}))))
+                        ? {4'd14, r14_e, r14_mask, r14_core, r14_line, r14_head, r14_csn}
+                        : {4'd15, r15_e, r15_mask, r15_core, r15_line, r15_head, r15_csn}))))
         : 96'd0;
     wire [15:0] rc2_d_hit;
     assign rc2_d_hit = {
-        r15_rel & (r15_node == 2'd2), r14_rel & (r14_node == 2'd2), r13_rel & (r13_node == 2'd2), r12_rel & (r12_node == 2'd2),
-        r11_rel & (r11_node == 2'd2), r10_rel & (r10_node == 2'd2), r9_rel & (r9_node == 2'd2), r8_rel & (r8_node == 2'd2),
-        r7_rel & (r7_node == 2'd2), r6_rel & (r6_node == 2'd2), r5_rel & (r5_node == 2'd2), r4_rel & (r4_node == 2'd2), r3_rel & (r3_node == 2'd2),
-        r2_rel & (r2_node == 2'd2), r1_rel & (r1_node == 2'd2), r0_rel & (r0_node == 2'd2)
+        r15_rq & (r15_node == 2'd2), r14_rq & (r14_node == 2'd2), r13_rq & (r13_node == 2'd2), r12_rq & (r12_node == 2'd2),
+        r11_rq & (r11_node == 2'd2), r10_rq & (r10_node == 2'd2), r9_rq & (r9_node == 2'd2), r8_rq & (r8_node == 2'd2), r7_rq & (r7_node == 2'd2),
+        r6_rq & (r6_node == 2'd2), r5_rq & (r5_node == 2'd2), r4_rq & (r4_node == 2'd2), r3_rq & (r3_node == 2'd2), r2_rq & (r2_node == 2'd2),
+        r1_rq & (r1_node == 2'd2), r0_rq & (r0_node == 2'd2)
     };
     wire [95:0] rc2_d;
     assign rc2_d = (|rc2_d_hit[15:0])
@@ -772,40 +819,40 @@ module rtlgen_recxl_lu (
             ? ((|rc2_d_hit[3:0])
                 ? ((|rc2_d_hit[1:0])
                     ? (rc2_d_hit[0]
-                        ? {4'd0, r0_stamp, r0_mask, r0_core, r0_line, r0_head, r0_csn}
-                        : {4'd1, r1_stamp, r1_mask, r1_core, r1_line, r1_head, r1_csn})
+                        ? {4'd0, r0_e, r0_mask, r0_core, r0_line, r0_head, r0_csn}
+                        : {4'd1, r1_e, r1_mask, r1_core, r1_line, r1_head, r1_csn})
                     : (rc2_d_hit[2]
-                        ? {4'd2, r2_stamp, r2_mask, r2_core, r2_line, r2_head, r2_csn}
-                        : {4'd3, r3_stamp, r3_mask, r3_core, r3_line, r3_head, r3_csn}))
+                        ? {4'd2, r2_e, r2_mask, r2_core, r2_line, r2_head, r2_csn}
+                        : {4'd3, r3_e, r3_mask, r3_core, r3_line, r3_head, r3_csn}))
                 : ((|rc2_d_hit[5:4])
                     ? (rc2_d_hit[4]
-                        ? {4'd4, r4_stamp, r4_mask, r4_core, r4_line, r4_head, r4_csn}
-                        : {4'd5, r5_stamp, r5_mask, r5_core, r5_line, r5_head, r5_csn})
+                        ? {4'd4, r4_e, r4_mask, r4_core, r4_line, r4_head, r4_csn}
+                        : {4'd5, r5_e, r5_mask, r5_core, r5_line, r5_head, r5_csn})
                     : (rc2_d_hit[6]
-                        ? {4'd6, r6_stamp, r6_mask, r6_core, r6_line, r6_head, r6_csn}
-                        : {4'd7, r7_stamp, r7_mask, r7_core, r7_line, r7_head, r7_csn})))
+                        ? {4'd6, r6_e, r6_mask, r6_core, r6_line, r6_head, r6_csn}
+                        : {4'd7, r7_e, r7_mask, r7_core, r7_line, r7_head, r7_csn})))
             : ((|rc2_d_hit[11:8])
                 ? ((|rc2_d_hit[9:8])
                     ? (rc2_d_hit[8]
-                        ? {4'd8, r8_stamp, r8_mask, r8_core, r8_line, r8_head, r8_csn}
-                        : {4'd9, r9_stamp, r9_mask, r9_core, r9_line, r9_head, r9_csn})
+                        ? {4'd8, r8_e, r8_mask, r8_core, r8_line, r8_head, r8_csn}
+                        : {4'd9, r9_e, r9_mask, r9_core, r9_line, r9_head, r9_csn})
                     : (rc2_d_hit[10]
-                        ? {4'd10, r10_stamp, r10_mask, r10_core, r10_line, r10_head, r10_csn}
-                        : {4'd11, r11_stamp, r11_mask, r11_core, r11_line, r11_head, r11_csn}))
+                        ? {4'd10, r10_e, r10_mask, r10_core, r10_line, r10_head, r10_csn}
+                        : {4'd11, r11_e, r11_mask, r11_core, r11_line, r11_head, r11_csn}))
                 : ((|rc2_d_hit[13:12])
                     ? (rc2_d_hit[12]
-                        ? {4'd12, r12_stamp, r12_mask, r12_core, r12_line, r12_head, r12_csn}
-                        : {4'd13, r13_stamp, r13_mask, r13_core, r13_line, r13_head, r13_csn})
+                        ? {4'd12, r12_e, r12_mask, r12_core, r12_line, r12_head, r12_csn}
+                        : {4'd13, r13_e, r13_mask, r13_core, r13_line, r13_head, r13_csn})
                     : (rc2_d_hit[14]
-                        ? {4'd14, r14_stamp, r14_mask, r14_core, r14_line, r14_head, r14_csn}
-                        : {4'd15, r15_stamp, r15_mask, r15_core, r15_line, r15_head, r15_csn}))))
+                        ? {4'd14, r14_e, r14_mask, r14_core, r14_line, r14_head, r14_csn}
+                        : {4'd15, r15_e, r15_mask, r15_core, r15_line, r15_head, r15_csn}))))
         : 96'd0;
     wire [15:0] rc3_d_hit;
     assign rc3_d_hit = {
-        r15_rel & (r15_node == 2'd3), r14_rel & (r14_node == 2'd3), r13_rel & (r13_node == 2'd3), r12_rel & (r12_node == 2'd3),
-        r11_rel & (r11_node == 2'd3), r10_rel & (r10_node == 2'd3), r9_rel & (r9_node == 2'd3), r8_rel & (r8_node == 2'd3),
-        r7_rel & (r7_node == 2'd3), r6_rel & (r6_node == 2'd3), r5_rel & (r5_node == 2'd3), r4_rel & (r4_node == 2'd3), r3_rel & (r3_node == 2'd3),
-        r2_rel & (r2_node == 2'd3), r1_rel & (r1_node == 2'd3), r0_rel & (r0_node == 2'd3)
+        r15_rq & (r15_node == 2'd3), r14_rq & (r14_node == 2'd3), r13_rq & (r13_node == 2'd3), r12_rq & (r12_node == 2'd3),
+        r11_rq & (r11_node == 2'd3), r10_rq & (r10_node == 2'd3), r9_rq & (r9_node == 2'd3), r8_rq & (r8_node == 2'd3), r7_rq & (r7_node == 2'd3),
+        r6_rq & (r6_node == 2'd3), r5_rq & (r5_node == 2'd3), r4_rq & (r4_node == 2'd3), r3_rq & (r3_node == 2'd3), r2_rq & (r2_node == 2'd3),
+        r1_rq & (r1_node == 2'd3), r0_rq & (r0_node == 2'd3)
     };
     wire [95:0] rc3_d;
     assign rc3_d = (|rc3_d_hit[15:0])
@@ -813,33 +860,33 @@ module rtlgen_recxl_lu (
             ? ((|rc3_d_hit[3:0])
                 ? ((|rc3_d_hit[1:0])
                     ? (rc3_d_hit[0]
-                        ? {4'd0, r0_stamp, r0_mask, r0_core, r0_line, r0_head, r0_csn}
-                        : {4'd1, r1_stamp, r1_mask, r1_core, r1_line, r1_head, r1_csn})
+                        ? {4'd0, r0_e, r0_mask, r0_core, r0_line, r0_head, r0_csn}
+                        : {4'd1, r1_e, r1_mask, r1_core, r1_line, r1_head, r1_csn})
                     : (rc3_d_hit[2]
-                        ? {4'd2, r2_stamp, r2_mask, r2_core, r2_line, r2_head, r2_csn}
-                        : {4'd3, r3_stamp, r3_mask, r3_core, r3_line, r3_head, r3_csn}))
+                        ? {4'd2, r2_e, r2_mask, r2_core, r2_line, r2_head, r2_csn}
+                        : {4'd3, r3_e, r3_mask, r3_core, r3_line, r3_head, r3_csn}))
                 : ((|rc3_d_hit[5:4])
                     ? (rc3_d_hit[4]
-                        ? {4'd4, r4_stamp, r4_mask, r4_core, r4_line, r4_head, r4_csn}
-                        : {4'd5, r5_stamp, r5_mask, r5_core, r5_line, r5_head, r5_csn})
+                        ? {4'd4, r4_e, r4_mask, r4_core, r4_line, r4_head, r4_csn}
+                        : {4'd5, r5_e, r5_mask, r5_core, r5_line, r5_head, r5_csn})
                     : (rc3_d_hit[6]
-                        ? {4'd6, r6_stamp, r6_mask, r6_core, r6_line, r6_head, r6_csn}
-                        : {4'd7, r7_stamp, r7_mask, r7_core, r7_line, r7_head, r7_csn})))
+                        ? {4'd6, r6_e, r6_mask, r6_core, r6_line, r6_head, r6_csn}
+                        : {4'd7, r7_e, r7_mask, r7_core, r7_line, r7_head, r7_csn})))
             : ((|rc3_d_hit[11:8])
                 ? ((|rc3_d_hit[9:8])
                     ? (rc3_d_hit[8]
-                        ? {4'd8, r8_stamp, r8_mask, r8_core, r8_line, r8_head, r8_csn}
-                        : {4'd9, r9_stamp, r9_mask, r9_core, r9_line, r9_head, r9_csn})
+                        ? {4'd8, r8_e, r8_mask, r8_core, r8_line, r8_head, r8_csn}
+                        : {4'd9, r9_e, r9_mask, r9_core, r9_line, r9_head, r9_csn})
                     : (rc3_d_hit[10]
-                        ? {4'd10, r10_stamp, r10_mask, r10_core, r10_line, r10_head, r10_csn}
-                        : {4'd11, r11_stamp, r11_mask, r11_core, r11_line, r11_head, r11_csn}))
+                        ? {4'd10, r10_e, r10_mask, r10_core, r10_line, r10_head, r10_csn}
+                        : {4'd11, r11_e, r11_mask, r11_core, r11_line, r11_head, r11_csn}))
                 : ((|rc3_d_hit[13:12])
                     ? (rc3_d_hit[12]
-                        ? {4'd12, r12_stamp, r12_mask, r12_core, r12_line, r12_head, r12_csn}
-                        : {4'd13, r13_stamp, r13_mask, r13_core, r13_line, r13_head, r13_csn})
+                        ? {4'd12, r12_e, r12_mask, r12_core, r12_line, r12_head, r12_csn}
+                        : {4'd13, r13_e, r13_mask, r13_core, r13_line, r13_head, r13_csn})
                     : (rc3_d_hit[14]
-                        ? {4'd14, r14_stamp, r14_mask, r14_core, r14_line, r14_head, r14_csn}
-                        : {4'd15, r15_stamp, r15_mask, r15_core, r15_line, r15_head, r15_csn}))))
+                        ? {4'd14, r14_e, r14_mask, r14_core, r14_line, r14_head, r14_csn}
+                        : {4'd15, r15_e, r15_mask, r15_core, r15_line, r15_head, r15_csn}))))
         : 96'd0;
     wire any_rel;
     assign any_rel = r0_rel
@@ -860,14 +907,6 @@ module rtlgen_recxl_lu (
         | r15_rel;
 
     // Release pick: the registered candidate with the smallest {E, source} (eligibility order, H3).
-    wire [31:0] rc0_e;
-    assign rc0_e = (rc0_stamp > s0_el) ? rc0_stamp : s0_el;
-    wire [31:0] rc1_e;
-    assign rc1_e = (rc1_stamp > s1_el) ? rc1_stamp : s1_el;
-    wire [31:0] rc2_e;
-    assign rc2_e = (rc2_stamp > s2_el) ? rc2_stamp : s2_el;
-    wire [31:0] rc3_e;
-    assign rc3_e = (rc3_stamp > s3_el) ? rc3_stamp : s3_el;
     wire pick1_0_t;
     assign pick1_0_t = rc1_v & ((!rc0_v) | ({rc1_e, 2'd1} < {rc0_e, 2'd0}));
     wire pick1_0_v;
@@ -1487,49 +1526,305 @@ module rtlgen_recxl_lu (
         + {4'd0, repl_mask[13]}
         + {4'd0, repl_mask[14]}
         + {4'd0, repl_mask[15]};
-    wire [16:0] cnt0_sum;
-    assign cnt0_sum = {1'd0, cnt0_q} + {16'd0, alloc_fire};
-    wire [16:0] cnt1_sum;
-    assign cnt1_sum = {1'd0, cnt1_q} + {12'd0, alloc_fire ? repl_words : 5'd0};
-    wire [16:0] cnt2_sum;
-    assign cnt2_sum = {1'd0, cnt2_q} + {16'd0, nack_fire};
-    wire [16:0] cnt3_sum;
-    assign cnt3_sum = {1'd0, cnt3_q} + {16'd0, repl_valid & (!repl_ready_w)};
-    wire [16:0] cnt4_sum;
-    assign cnt4_sum = {1'd0, cnt4_q} + {16'd0, ack_valid_w & (!ack_ready)};
-    wire [16:0] cnt5_sum;
-    assign cnt5_sum = {1'd0, cnt5_q} + {16'd0, val_ok};
-    wire [16:0] cnt6_sum;
-    assign cnt6_sum = {1'd0, cnt6_q} + {16'd0, val_live & (!vm_any)};
-    wire [16:0] cnt7_sum;
-    assign cnt7_sum = {1'd0, cnt7_q} + {16'd0, val_live & vm_two4};
-    wire [16:0] cnt8_sum;
-    assign cnt8_sum = {1'd0, cnt8_q} + {16'd0, val_live & vm_any & val_bad};
-    wire [16:0] cnt9_sum;
-    assign cnt9_sum = {1'd0, cnt9_q} + {16'd0, logw_fire};
-    wire [16:0] cnt10_sum;
-    assign cnt10_sum = {1'd0, cnt10_q} + {16'd0, rel_busy_q & (rel_mask_q != 16'd0) & log_full};
-    wire [16:0] cnt11_sum;
-    assign cnt11_sum = {1'd0, cnt11_q} + {16'd0, commit_ok};
-    wire [16:0] cnt12_sum;
-    assign cnt12_sum = {1'd0, cnt12_q} + {14'd0, dump_wr_fire ? beat_n_q : 3'd0};
-    wire [16:0] cnt13_sum;
-    assign cnt13_sum = {1'd0, cnt13_q} + {16'd0, dump_wr_fire};
-    wire [16:0] cnt14_sum;
-    assign cnt14_sum = {1'd0, cnt14_q}
-        + {15'd0, {1'd0, ctl_dump_start & ((dstate_q != D_IDLE) | (!fetch_idle))} + {1'd0, ctl_dump_commit & ((!(dstate_q == D_DONE)) | mask_gained)}};
-    wire [16:0] cnt15_sum;
-    assign cnt15_sum = {1'd0, cnt15_q} + {15'd0, {1'd0, repl_fire & repl_failed} + {1'd0, val_valid & val_failed}};
-    wire [16:0] cnt16_sum;
-    assign cnt16_sum = {1'd0, cnt16_q} + {16'd0, disc_fire};
-    wire [16:0] cnt17_sum;
-    assign cnt17_sum = {1'd0, cnt17_q} + {16'd0, gap_fire};
-    wire [16:0] cnt18_sum;
-    assign cnt18_sum = {1'd0, cnt18_q} + {16'd0, (fstate_q == F_LAST) & fr_ready};
-    wire [16:0] cnt19_sum;
-    assign cnt19_sum = {1'd0, cnt19_q} + {16'd0, fr_fire & (fstate_q == F_TRAV)};
-    wire [16:0] cnt22_sum;
-    assign cnt22_sum = {1'd0, cnt22_q} + {16'd0, alloc_fire & (repl_mask == 16'd0)};
+    reg ev0_q; // counter 0's increment of the previous cycle
+    reg [15:0] cnt0_q; // counter 0 (contract §4.8)
+    reg [2:0] cnt0_q_ones; // per six-bit chunk: all its bits are one
+    wire [2:0] cnt0_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt0_q_en = {
+        ev0_q & (~(&cnt0_q_ones[2:0])) & (&cnt0_q_ones[1:0]), ev0_q & (~(&cnt0_q_ones[2:0])) & cnt0_q_ones[0], ev0_q & (~(&cnt0_q_ones[2:0]))
+    };
+    wire [15:0] cnt0_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt0_q_tgl = {
+        cnt0_q_en[2] & (&cnt0_q[14:12]), cnt0_q_en[2] & (&cnt0_q[13:12]), cnt0_q_en[2] & cnt0_q[12], cnt0_q_en[2], cnt0_q_en[1] & (&cnt0_q[10:6]),
+        cnt0_q_en[1] & (&cnt0_q[9:6]), cnt0_q_en[1] & (&cnt0_q[8:6]), cnt0_q_en[1] & (&cnt0_q[7:6]), cnt0_q_en[1] & cnt0_q[6], cnt0_q_en[1],
+        cnt0_q_en[0] & (&cnt0_q[4:0]), cnt0_q_en[0] & (&cnt0_q[3:0]), cnt0_q_en[0] & (&cnt0_q[2:0]), cnt0_q_en[0] & (&cnt0_q[1:0]),
+        cnt0_q_en[0] & cnt0_q[0], cnt0_q_en[0]
+    };
+    reg [4:0] ev1_q; // counter 1's increment of the previous cycle
+    reg [15:0] cnt1_q; // counter 1 (contract §4.8)
+    wire [5:0] cnt1_q_lo; // low bits plus the addend, with the carry out
+    assign cnt1_q_lo = {1'd0, cnt1_q[4:0]} + {1'd0, ev1_q};
+    reg [1:0] cnt1_q_ones; // per six-bit chunk: all its bits are one
+    wire [1:0] cnt1_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt1_q_en = {cnt1_q_lo[5] & (~(&cnt1_q_ones[1:0])) & cnt1_q_ones[0], cnt1_q_lo[5] & (~(&cnt1_q_ones[1:0]))};
+    wire [10:0] cnt1_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt1_q_tgl = {
+        cnt1_q_en[1] & (&cnt1_q[14:11]), cnt1_q_en[1] & (&cnt1_q[13:11]), cnt1_q_en[1] & (&cnt1_q[12:11]), cnt1_q_en[1] & cnt1_q[11], cnt1_q_en[1],
+        cnt1_q_en[0] & (&cnt1_q[9:5]), cnt1_q_en[0] & (&cnt1_q[8:5]), cnt1_q_en[0] & (&cnt1_q[7:5]), cnt1_q_en[0] & (&cnt1_q[6:5]),
+        cnt1_q_en[0] & cnt1_q[5], cnt1_q_en[0]
+    };
+    reg ev2_q; // counter 2's increment of the previous cycle
+    reg [15:0] cnt2_q; // counter 2 (contract §4.8)
+    reg [2:0] cnt2_q_ones; // per six-bit chunk: all its bits are one
+    wire [2:0] cnt2_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt2_q_en = {
+        ev2_q & (~(&cnt2_q_ones[2:0])) & (&cnt2_q_ones[1:0]), ev2_q & (~(&cnt2_q_ones[2:0])) & cnt2_q_ones[0], ev2_q & (~(&cnt2_q_ones[2:0]))
+    };
+    wire [15:0] cnt2_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt2_q_tgl = {
+        cnt2_q_en[2] & (&cnt2_q[14:12]), cnt2_q_en[2] & (&cnt2_q[13:12]), cnt2_q_en[2] & cnt2_q[12], cnt2_q_en[2], cnt2_q_en[1] & (&cnt2_q[10:6]),
+        cnt2_q_en[1] & (&cnt2_q[9:6]), cnt2_q_en[1] & (&cnt2_q[8:6]), cnt2_q_en[1] & (&cnt2_q[7:6]), cnt2_q_en[1] & cnt2_q[6], cnt2_q_en[1],
+        cnt2_q_en[0] & (&cnt2_q[4:0]), cnt2_q_en[0] & (&cnt2_q[3:0]), cnt2_q_en[0] & (&cnt2_q[2:0]), cnt2_q_en[0] & (&cnt2_q[1:0]),
+        cnt2_q_en[0] & cnt2_q[0], cnt2_q_en[0]
+    };
+    reg ev3_q; // counter 3's increment of the previous cycle
+    reg [15:0] cnt3_q; // counter 3 (contract §4.8)
+    reg [2:0] cnt3_q_ones; // per six-bit chunk: all its bits are one
+    wire [2:0] cnt3_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt3_q_en = {
+        ev3_q & (~(&cnt3_q_ones[2:0])) & (&cnt3_q_ones[1:0]), ev3_q & (~(&cnt3_q_ones[2:0])) & cnt3_q_ones[0], ev3_q & (~(&cnt3_q_ones[2:0]))
+    };
+    wire [15:0] cnt3_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt3_q_tgl = {
+        cnt3_q_en[2] & (&cnt3_q[14:12]), cnt3_q_en[2] & (&cnt3_q[13:12]), cnt3_q_en[2] & cnt3_q[12], cnt3_q_en[2], cnt3_q_en[1] & (&cnt3_q[10:6]),
+        cnt3_q_en[1] & (&cnt3_q[9:6]), cnt3_q_en[1] & (&cnt3_q[8:6]), cnt3_q_en[1] & (&cnt3_q[7:6]), cnt3_q_en[1] & cnt3_q[6], cnt3_q_en[1],
+        cnt3_q_en[0] & (&cnt3_q[4:0]), cnt3_q_en[0] & (&cnt3_q[3:0]), cnt3_q_en[0] & (&cnt3_q[2:0]), cnt3_q_en[0] & (&cnt3_q[1:0]),
+        cnt3_q_en[0] & cnt3_q[0], cnt3_q_en[0]
+    };
+    reg ev4_q; // counter 4's increment of the previous cycle
+    reg [15:0] cnt4_q; // counter 4 (contract §4.8)
+    reg [2:0] cnt4_q_ones; // per six-bit chunk: all its bits are one
+    wire [2:0] cnt4_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt4_q_en = {
+        ev4_q & (~(&cnt4_q_ones[2:0])) & (&cnt4_q_ones[1:0]), ev4_q & (~(&cnt4_q_ones[2:0])) & cnt4_q_ones[0], ev4_q & (~(&cnt4_q_ones[2:0]))
+    };
+    wire [15:0] cnt4_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt4_q_tgl = {
+        cnt4_q_en[2] & (&cnt4_q[14:12]), cnt4_q_en[2] & (&cnt4_q[13:12]), cnt4_q_en[2] & cnt4_q[12], cnt4_q_en[2], cnt4_q_en[1] & (&cnt4_q[10:6]),
+        cnt4_q_en[1] & (&cnt4_q[9:6]), cnt4_q_en[1] & (&cnt4_q[8:6]), cnt4_q_en[1] & (&cnt4_q[7:6]), cnt4_q_en[1] & cnt4_q[6], cnt4_q_en[1],
+        cnt4_q_en[0] & (&cnt4_q[4:0]), cnt4_q_en[0] & (&cnt4_q[3:0]), cnt4_q_en[0] & (&cnt4_q[2:0]), cnt4_q_en[0] & (&cnt4_q[1:0]),
+        cnt4_q_en[0] & cnt4_q[0], cnt4_q_en[0]
+    };
+    reg ev5_q; // counter 5's increment of the previous cycle
+    reg [15:0] cnt5_q; // counter 5 (contract §4.8)
+    reg [2:0] cnt5_q_ones; // per six-bit chunk: all its bits are one
+    wire [2:0] cnt5_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt5_q_en = {
+        ev5_q & (~(&cnt5_q_ones[2:0])) & (&cnt5_q_ones[1:0]), ev5_q & (~(&cnt5_q_ones[2:0])) & cnt5_q_ones[0], ev5_q & (~(&cnt5_q_ones[2:0]))
+    };
+    wire [15:0] cnt5_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt5_q_tgl = {
+        cnt5_q_en[2] & (&cnt5_q[14:12]), cnt5_q_en[2] & (&cnt5_q[13:12]), cnt5_q_en[2] & cnt5_q[12], cnt5_q_en[2], cnt5_q_en[1] & (&cnt5_q[10:6]),
+        cnt5_q_en[1] & (&cnt5_q[9:6]), cnt5_q_en[1] & (&cnt5_q[8:6]), cnt5_q_en[1] & (&cnt5_q[7:6]), cnt5_q_en[1] & cnt5_q[6], cnt5_q_en[1],
+        cnt5_q_en[0] & (&cnt5_q[4:0]), cnt5_q_en[0] & (&cnt5_q[3:0]), cnt5_q_en[0] & (&cnt5_q[2:0]), cnt5_q_en[0] & (&cnt5_q[1:0]),
+        cnt5_q_en[0] & cnt5_q[0], cnt5_q_en[0]
+    };
+    reg ev6_q; // counter 6's increment of the previous cycle
+    reg [15:0] cnt6_q; // counter 6 (contract §4.8)
+    reg [2:0] cnt6_q_ones; // per six-bit chunk: all its bits are one
+    wire [2:0] cnt6_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt6_q_en = {
+        ev6_q & (~(&cnt6_q_ones[2:0])) & (&cnt6_q_ones[1:0]), ev6_q & (~(&cnt6_q_ones[2:0])) & cnt6_q_ones[0], ev6_q & (~(&cnt6_q_ones[2:0]))
+    };
+    wire [15:0] cnt6_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt6_q_tgl = {
+        cnt6_q_en[2] & (&cnt6_q[14:12]), cnt6_q_en[2] & (&cnt6_q[13:12]), cnt6_q_en[2] & cnt6_q[12], cnt6_q_en[2], cnt6_q_en[1] & (&cnt6_q[10:6]),
+        cnt6_q_en[1] & (&cnt6_q[9:6]), cnt6_q_en[1] & (&cnt6_q[8:6]), cnt6_q_en[1] & (&cnt6_q[7:6]), cnt6_q_en[1] & cnt6_q[6], cnt6_q_en[1],
+        cnt6_q_en[0] & (&cnt6_q[4:0]), cnt6_q_en[0] & (&cnt6_q[3:0]), cnt6_q_en[0] & (&cnt6_q[2:0]), cnt6_q_en[0] & (&cnt6_q[1:0]),
+        cnt6_q_en[0] & cnt6_q[0], cnt6_q_en[0]
+    };
+    reg ev7_q; // counter 7's increment of the previous cycle
+    reg [15:0] cnt7_q; // counter 7 (contract §4.8)
+    reg [2:0] cnt7_q_ones; // per six-bit chunk: all its bits are one
+    wire [2:0] cnt7_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt7_q_en = {
+        ev7_q & (~(&cnt7_q_ones[2:0])) & (&cnt7_q_ones[1:0]), ev7_q & (~(&cnt7_q_ones[2:0])) & cnt7_q_ones[0], ev7_q & (~(&cnt7_q_ones[2:0]))
+    };
+    wire [15:0] cnt7_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt7_q_tgl = {
+        cnt7_q_en[2] & (&cnt7_q[14:12]), cnt7_q_en[2] & (&cnt7_q[13:12]), cnt7_q_en[2] & cnt7_q[12], cnt7_q_en[2], cnt7_q_en[1] & (&cnt7_q[10:6]),
+        cnt7_q_en[1] & (&cnt7_q[9:6]), cnt7_q_en[1] & (&cnt7_q[8:6]), cnt7_q_en[1] & (&cnt7_q[7:6]), cnt7_q_en[1] & cnt7_q[6], cnt7_q_en[1],
+        cnt7_q_en[0] & (&cnt7_q[4:0]), cnt7_q_en[0] & (&cnt7_q[3:0]), cnt7_q_en[0] & (&cnt7_q[2:0]), cnt7_q_en[0] & (&cnt7_q[1:0]),
+        cnt7_q_en[0] & cnt7_q[0], cnt7_q_en[0]
+    };
+    reg ev8_q; // counter 8's increment of the previous cycle
+    reg [15:0] cnt8_q; // counter 8 (contract §4.8)
+    reg [2:0] cnt8_q_ones; // per six-bit chunk: all its bits are one
+    wire [2:0] cnt8_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt8_q_en = {
+        ev8_q & (~(&cnt8_q_ones[2:0])) & (&cnt8_q_ones[1:0]), ev8_q & (~(&cnt8_q_ones[2:0])) & cnt8_q_ones[0], ev8_q & (~(&cnt8_q_ones[2:0]))
+    };
+    wire [15:0] cnt8_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt8_q_tgl = {
+        cnt8_q_en[2] & (&cnt8_q[14:12]), cnt8_q_en[2] & (&cnt8_q[13:12]), cnt8_q_en[2] & cnt8_q[12], cnt8_q_en[2], cnt8_q_en[1] & (&cnt8_q[10:6]),
+        cnt8_q_en[1] & (&cnt8_q[9:6]), cnt8_q_en[1] & (&cnt8_q[8:6]), cnt8_q_en[1] & (&cnt8_q[7:6]), cnt8_q_en[1] & cnt8_q[6], cnt8_q_en[1],
+        cnt8_q_en[0] & (&cnt8_q[4:0]), cnt8_q_en[0] & (&cnt8_q[3:0]), cnt8_q_en[0] & (&cnt8_q[2:0]), cnt8_q_en[0] & (&cnt8_q[1:0]),
+        cnt8_q_en[0] & cnt8_q[0], cnt8_q_en[0]
+    };
+    reg ev9_q; // counter 9's increment of the previous cycle
+    reg [15:0] cnt9_q; // counter 9 (contract §4.8)
+    reg [2:0] cnt9_q_ones; // per six-bit chunk: all its bits are one
+    wire [2:0] cnt9_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt9_q_en = {
+        ev9_q & (~(&cnt9_q_ones[2:0])) & (&cnt9_q_ones[1:0]), ev9_q & (~(&cnt9_q_ones[2:0])) & cnt9_q_ones[0], ev9_q & (~(&cnt9_q_ones[2:0]))
+    };
+    wire [15:0] cnt9_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt9_q_tgl = {
+        cnt9_q_en[2] & (&cnt9_q[14:12]), cnt9_q_en[2] & (&cnt9_q[13:12]), cnt9_q_en[2] & cnt9_q[12], cnt9_q_en[2], cnt9_q_en[1] & (&cnt9_q[10:6]),
+        cnt9_q_en[1] & (&cnt9_q[9:6]), cnt9_q_en[1] & (&cnt9_q[8:6]), cnt9_q_en[1] & (&cnt9_q[7:6]), cnt9_q_en[1] & cnt9_q[6], cnt9_q_en[1],
+        cnt9_q_en[0] & (&cnt9_q[4:0]), cnt9_q_en[0] & (&cnt9_q[3:0]), cnt9_q_en[0] & (&cnt9_q[2:0]), cnt9_q_en[0] & (&cnt9_q[1:0]),
+        cnt9_q_en[0] & cnt9_q[0], cnt9_q_en[0]
+    };
+    reg ev10_q; // counter 10's increment of the previous cycle
+    reg [15:0] cnt10_q; // counter 10 (contract §4.8)
+    reg [2:0] cnt10_q_ones; // per six-bit chunk: all its bits are one
+    wire [2:0] cnt10_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt10_q_en = {
+        ev10_q & (~(&cnt10_q_ones[2:0])) & (&cnt10_q_ones[1:0]), ev10_q & (~(&cnt10_q_ones[2:0])) & cnt10_q_ones[0], ev10_q & (~(&cnt10_q_ones[2:0]))
+    };
+    wire [15:0] cnt10_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt10_q_tgl = {
+        cnt10_q_en[2] & (&cnt10_q[14:12]), cnt10_q_en[2] & (&cnt10_q[13:12]), cnt10_q_en[2] & cnt10_q[12], cnt10_q_en[2],
+        cnt10_q_en[1] & (&cnt10_q[10:6]), cnt10_q_en[1] & (&cnt10_q[9:6]), cnt10_q_en[1] & (&cnt10_q[8:6]), cnt10_q_en[1] & (&cnt10_q[7:6]),
+        cnt10_q_en[1] & cnt10_q[6], cnt10_q_en[1], cnt10_q_en[0] & (&cnt10_q[4:0]), cnt10_q_en[0] & (&cnt10_q[3:0]), cnt10_q_en[0] & (&cnt10_q[2:0]),
+        cnt10_q_en[0] & (&cnt10_q[1:0]), cnt10_q_en[0] & cnt10_q[0], cnt10_q_en[0]
+    };
+    reg ev11_q; // counter 11's increment of the previous cycle
+    reg [15:0] cnt11_q; // counter 11 (contract §4.8)
+    reg [2:0] cnt11_q_ones; // per six-bit chunk: all its bits are one
+    wire [2:0] cnt11_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt11_q_en = {
+        ev11_q & (~(&cnt11_q_ones[2:0])) & (&cnt11_q_ones[1:0]), ev11_q & (~(&cnt11_q_ones[2:0])) & cnt11_q_ones[0], ev11_q & (~(&cnt11_q_ones[2:0]))
+    };
+    wire [15:0] cnt11_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt11_q_tgl = {
+        cnt11_q_en[2] & (&cnt11_q[14:12]), cnt11_q_en[2] & (&cnt11_q[13:12]), cnt11_q_en[2] & cnt11_q[12], cnt11_q_en[2],
+        cnt11_q_en[1] & (&cnt11_q[10:6]), cnt11_q_en[1] & (&cnt11_q[9:6]), cnt11_q_en[1] & (&cnt11_q[8:6]), cnt11_q_en[1] & (&cnt11_q[7:6]),
+        cnt11_q_en[1] & cnt11_q[6], cnt11_q_en[1], cnt11_q_en[0] & (&cnt11_q[4:0]), cnt11_q_en[0] & (&cnt11_q[3:0]), cnt11_q_en[0] & (&cnt11_q[2:0]),
+        cnt11_q_en[0] & (&cnt11_q[1:0]), cnt11_q_en[0] & cnt11_q[0], cnt11_q_en[0]
+    };
+    reg [2:0] ev12_q; // counter 12's increment of the previous cycle
+    reg [15:0] cnt12_q; // counter 12 (contract §4.8)
+    wire [3:0] cnt12_q_lo; // low bits plus the addend, with the carry out
+    assign cnt12_q_lo = {1'd0, cnt12_q[2:0]} + {1'd0, ev12_q};
+    reg [2:0] cnt12_q_ones; // per six-bit chunk: all its bits are one
+    wire [2:0] cnt12_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt12_q_en = {
+        cnt12_q_lo[3] & (~(&cnt12_q_ones[2:0])) & (&cnt12_q_ones[1:0]), cnt12_q_lo[3] & (~(&cnt12_q_ones[2:0])) & cnt12_q_ones[0],
+        cnt12_q_lo[3] & (~(&cnt12_q_ones[2:0]))
+    };
+    wire [12:0] cnt12_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt12_q_tgl = {
+        cnt12_q_en[2], cnt12_q_en[1] & (&cnt12_q[13:9]), cnt12_q_en[1] & (&cnt12_q[12:9]), cnt12_q_en[1] & (&cnt12_q[11:9]),
+        cnt12_q_en[1] & (&cnt12_q[10:9]), cnt12_q_en[1] & cnt12_q[9], cnt12_q_en[1], cnt12_q_en[0] & (&cnt12_q[7:3]), cnt12_q_en[0] & (&cnt12_q[6:3]),
+        cnt12_q_en[0] & (&cnt12_q[5:3]), cnt12_q_en[0] & (&cnt12_q[4:3]), cnt12_q_en[0] & cnt12_q[3], cnt12_q_en[0]
+    };
+    reg ev13_q; // counter 13's increment of the previous cycle
+    reg [15:0] cnt13_q; // counter 13 (contract §4.8)
+    reg [2:0] cnt13_q_ones; // per six-bit chunk: all its bits are one
+    wire [2:0] cnt13_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt13_q_en = {
+        ev13_q & (~(&cnt13_q_ones[2:0])) & (&cnt13_q_ones[1:0]), ev13_q & (~(&cnt13_q_ones[2:0])) & cnt13_q_ones[0], ev13_q & (~(&cnt13_q_ones[2:0]))
+    };
+    wire [15:0] cnt13_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt13_q_tgl = {
+        cnt13_q_en[2] & (&cnt13_q[14:12]), cnt13_q_en[2] & (&cnt13_q[13:12]), cnt13_q_en[2] & cnt13_q[12], cnt13_q_en[2],
+        cnt13_q_en[1] & (&cnt13_q[10:6]), cnt13_q_en[1] & (&cnt13_q[9:6]), cnt13_q_en[1] & (&cnt13_q[8:6]), cnt13_q_en[1] & (&cnt13_q[7:6]),
+        cnt13_q_en[1] & cnt13_q[6], cnt13_q_en[1], cnt13_q_en[0] & (&cnt13_q[4:0]), cnt13_q_en[0] & (&cnt13_q[3:0]), cnt13_q_en[0] & (&cnt13_q[2:0]),
+        cnt13_q_en[0] & (&cnt13_q[1:0]), cnt13_q_en[0] & cnt13_q[0], cnt13_q_en[0]
+    };
+    reg [1:0] ev14_q; // counter 14's increment of the previous cycle
+    reg [15:0] cnt14_q; // counter 14 (contract §4.8)
+    wire [2:0] cnt14_q_lo; // low bits plus the addend, with the carry out
+    assign cnt14_q_lo = {1'd0, cnt14_q[1:0]} + {1'd0, ev14_q};
+    reg [2:0] cnt14_q_ones; // per six-bit chunk: all its bits are one
+    wire [2:0] cnt14_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt14_q_en = {
+        cnt14_q_lo[2] & (~(&cnt14_q_ones[2:0])) & (&cnt14_q_ones[1:0]), cnt14_q_lo[2] & (~(&cnt14_q_ones[2:0])) & cnt14_q_ones[0],
+        cnt14_q_lo[2] & (~(&cnt14_q_ones[2:0]))
+    };
+    wire [13:0] cnt14_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt14_q_tgl = {
+        cnt14_q_en[2] & cnt14_q[14], cnt14_q_en[2], cnt14_q_en[1] & (&cnt14_q[12:8]), cnt14_q_en[1] & (&cnt14_q[11:8]),
+        cnt14_q_en[1] & (&cnt14_q[10:8]), cnt14_q_en[1] & (&cnt14_q[9:8]), cnt14_q_en[1] & cnt14_q[8], cnt14_q_en[1], cnt14_q_en[0] & (&cnt14_q[6:2]),
+        cnt14_q_en[0] & (&cnt14_q[5:2]), cnt14_q_en[0] & (&cnt14_q[4:2]), cnt14_q_en[0] & (&cnt14_q[3:2]), cnt14_q_en[0] & cnt14_q[2], cnt14_q_en[0]
+    };
+    reg [1:0] ev15_q; // counter 15's increment of the previous cycle
+    reg [15:0] cnt15_q; // counter 15 (contract §4.8)
+    wire [2:0] cnt15_q_lo; // low bits plus the addend, with the carry out
+    assign cnt15_q_lo = {1'd0, cnt15_q[1:0]} + {1'd0, ev15_q};
+    reg [2:0] cnt15_q_ones; // per six-bit chunk: all its bits are one
+    wire [2:0] cnt15_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt15_q_en = {
+        cnt15_q_lo[2] & (~(&cnt15_q_ones[2:0])) & (&cnt15_q_ones[1:0]), cnt15_q_lo[2] & (~(&cnt15_q_ones[2:0])) & cnt15_q_ones[0],
+        cnt15_q_lo[2] & (~(&cnt15_q_ones[2:0]))
+    };
+    wire [13:0] cnt15_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt15_q_tgl = {
+        cnt15_q_en[2] & cnt15_q[14], cnt15_q_en[2], cnt15_q_en[1] & (&cnt15_q[12:8]), cnt15_q_en[1] & (&cnt15_q[11:8]),
+        cnt15_q_en[1] & (&cnt15_q[10:8]), cnt15_q_en[1] & (&cnt15_q[9:8]), cnt15_q_en[1] & cnt15_q[8], cnt15_q_en[1], cnt15_q_en[0] & (&cnt15_q[6:2]),
+        cnt15_q_en[0] & (&cnt15_q[5:2]), cnt15_q_en[0] & (&cnt15_q[4:2]), cnt15_q_en[0] & (&cnt15_q[3:2]), cnt15_q_en[0] & cnt15_q[2], cnt15_q_en[0]
+    };
+    reg ev16_q; // counter 16's increment of the previous cycle
+    reg [15:0] cnt16_q; // counter 16 (contract §4.8)
+    reg [2:0] cnt16_q_ones; // per six-bit chunk: all its bits are one
+    wire [2:0] cnt16_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt16_q_en = {
+        ev16_q & (~(&cnt16_q_ones[2:0])) & (&cnt16_q_ones[1:0]), ev16_q & (~(&cnt16_q_ones[2:0])) & cnt16_q_ones[0], ev16_q & (~(&cnt16_q_ones[2:0]))
+    };
+    wire [15:0] cnt16_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt16_q_tgl = {
+        cnt16_q_en[2] & (&cnt16_q[14:12]), cnt16_q_en[2] & (&cnt16_q[13:12]), cnt16_q_en[2] & cnt16_q[12], cnt16_q_en[2],
+        cnt16_q_en[1] & (&cnt16_q[10:6]), cnt16_q_en[1] & (&cnt16_q[9:6]), cnt16_q_en[1] & (&cnt16_q[8:6]), cnt16_q_en[1] & (&cnt16_q[7:6]),
+        cnt16_q_en[1] & cnt16_q[6], cnt16_q_en[1], cnt16_q_en[0] & (&cnt16_q[4:0]), cnt16_q_en[0] & (&cnt16_q[3:0]), cnt16_q_en[0] & (&cnt16_q[2:0]),
+        cnt16_q_en[0] & (&cnt16_q[1:0]), cnt16_q_en[0] & cnt16_q[0], cnt16_q_en[0]
+    };
+    reg ev17_q; // counter 17's increment of the previous cycle
+    reg [15:0] cnt17_q; // counter 17 (contract §4.8)
+    reg [2:0] cnt17_q_ones; // per six-bit chunk: all its bits are one
+    wire [2:0] cnt17_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt17_q_en = {
+        ev17_q & (~(&cnt17_q_ones[2:0])) & (&cnt17_q_ones[1:0]), ev17_q & (~(&cnt17_q_ones[2:0])) & cnt17_q_ones[0], ev17_q & (~(&cnt17_q_ones[2:0]))
+    };
+    wire [15:0] cnt17_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt17_q_tgl = {
+        cnt17_q_en[2] & (&cnt17_q[14:12]), cnt17_q_en[2] & (&cnt17_q[13:12]), cnt17_q_en[2] & cnt17_q[12], cnt17_q_en[2],
+        cnt17_q_en[1] & (&cnt17_q[10:6]), cnt17_q_en[1] & (&cnt17_q[9:6]), cnt17_q_en[1] & (&cnt17_q[8:6]), cnt17_q_en[1] & (&cnt17_q[7:6]),
+        cnt17_q_en[1] & cnt17_q[6], cnt17_q_en[1], cnt17_q_en[0] & (&cnt17_q[4:0]), cnt17_q_en[0] & (&cnt17_q[3:0]), cnt17_q_en[0] & (&cnt17_q[2:0]),
+        cnt17_q_en[0] & (&cnt17_q[1:0]), cnt17_q_en[0] & cnt17_q[0], cnt17_q_en[0]
+    };
+    reg ev18_q; // counter 18's increment of the previous cycle
+    reg [15:0] cnt18_q; // counter 18 (contract §4.8)
+    reg [2:0] cnt18_q_ones; // per six-bit chunk: all its bits are one
+    wire [2:0] cnt18_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt18_q_en = {
+        ev18_q & (~(&cnt18_q_ones[2:0])) & (&cnt18_q_ones[1:0]), ev18_q & (~(&cnt18_q_ones[2:0])) & cnt18_q_ones[0], ev18_q & (~(&cnt18_q_ones[2:0]))
+    };
+    wire [15:0] cnt18_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt18_q_tgl = {
+        cnt18_q_en[2] & (&cnt18_q[14:12]), cnt18_q_en[2] & (&cnt18_q[13:12]), cnt18_q_en[2] & cnt18_q[12], cnt18_q_en[2],
+        cnt18_q_en[1] & (&cnt18_q[10:6]), cnt18_q_en[1] & (&cnt18_q[9:6]), cnt18_q_en[1] & (&cnt18_q[8:6]), cnt18_q_en[1] & (&cnt18_q[7:6]),
+        cnt18_q_en[1] & cnt18_q[6], cnt18_q_en[1], cnt18_q_en[0] & (&cnt18_q[4:0]), cnt18_q_en[0] & (&cnt18_q[3:0]), cnt18_q_en[0] & (&cnt18_q[2:0]),
+        cnt18_q_en[0] & (&cnt18_q[1:0]), cnt18_q_en[0] & cnt18_q[0], cnt18_q_en[0]
+    };
+    reg ev19_q; // counter 19's increment of the previous cycle
+    reg [15:0] cnt19_q; // counter 19 (contract §4.8)
+    reg [2:0] cnt19_q_ones; // per six-bit chunk: all its bits are one
+    wire [2:0] cnt19_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt19_q_en = {
+        ev19_q & (~(&cnt19_q_ones[2:0])) & (&cnt19_q_ones[1:0]), ev19_q & (~(&cnt19_q_ones[2:0])) & cnt19_q_ones[0], ev19_q & (~(&cnt19_q_ones[2:0]))
+    };
+    wire [15:0] cnt19_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt19_q_tgl = {
+        cnt19_q_en[2] & (&cnt19_q[14:12]), cnt19_q_en[2] & (&cnt19_q[13:12]), cnt19_q_en[2] & cnt19_q[12], cnt19_q_en[2],
+        cnt19_q_en[1] & (&cnt19_q[10:6]), cnt19_q_en[1] & (&cnt19_q[9:6]), cnt19_q_en[1] & (&cnt19_q[8:6]), cnt19_q_en[1] & (&cnt19_q[7:6]),
+        cnt19_q_en[1] & cnt19_q[6], cnt19_q_en[1], cnt19_q_en[0] & (&cnt19_q[4:0]), cnt19_q_en[0] & (&cnt19_q[3:0]), cnt19_q_en[0] & (&cnt19_q[2:0]),
+        cnt19_q_en[0] & (&cnt19_q[1:0]), cnt19_q_en[0] & cnt19_q[0], cnt19_q_en[0]
+    };
+    reg ev22_q; // counter 22's increment of the previous cycle
+    reg [15:0] cnt22_q; // counter 22 (contract §4.8)
+    reg [2:0] cnt22_q_ones; // per six-bit chunk: all its bits are one
+    wire [2:0] cnt22_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign cnt22_q_en = {
+        ev22_q & (~(&cnt22_q_ones[2:0])) & (&cnt22_q_ones[1:0]), ev22_q & (~(&cnt22_q_ones[2:0])) & cnt22_q_ones[0], ev22_q & (~(&cnt22_q_ones[2:0]))
+    };
+    wire [15:0] cnt22_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign cnt22_q_tgl = {
+        cnt22_q_en[2] & (&cnt22_q[14:12]), cnt22_q_en[2] & (&cnt22_q[13:12]), cnt22_q_en[2] & cnt22_q[12], cnt22_q_en[2],
+        cnt22_q_en[1] & (&cnt22_q[10:6]), cnt22_q_en[1] & (&cnt22_q[9:6]), cnt22_q_en[1] & (&cnt22_q[8:6]), cnt22_q_en[1] & (&cnt22_q[7:6]),
+        cnt22_q_en[1] & cnt22_q[6], cnt22_q_en[1], cnt22_q_en[0] & (&cnt22_q[4:0]), cnt22_q_en[0] & (&cnt22_q[3:0]), cnt22_q_en[0] & (&cnt22_q[2:0]),
+        cnt22_q_en[0] & (&cnt22_q[1:0]), cnt22_q_en[0] & cnt22_q[0], cnt22_q_en[0]
+    };
 
     // All registers with a reset.
     always @(posedge clk) begin
@@ -1770,33 +2065,44 @@ module rtlgen_recxl_lu (
             fnext_q <= 10'd0;
             frec_q <= 128'd0;
             fmatch_q <= 4'd0;
-            cnt0_q <= 16'd0;
-            cnt1_q <= 16'd0;
-            cnt2_q <= 16'd0;
-            cnt3_q <= 16'd0;
-            cnt4_q <= 16'd0;
-            cnt5_q <= 16'd0;
-            cnt6_q <= 16'd0;
-            cnt7_q <= 16'd0;
-            cnt8_q <= 16'd0;
-            cnt9_q <= 16'd0;
-            cnt10_q <= 16'd0;
-            cnt11_q <= 16'd0;
-            cnt12_q <= 16'd0;
-            cnt13_q <= 16'd0;
-            cnt14_q <= 16'd0;
-            cnt15_q <= 16'd0;
-            cnt16_q <= 16'd0;
-            cnt17_q <= 16'd0;
-            cnt18_q <= 16'd0;
-            cnt19_q <= 16'd0;
             cnt20_q <= 16'd0;
             cnt21_q <= 16'd0;
-            cnt22_q <= 16'd0;
             stat_q <= 16'd0;
+            r0_rq <= 1'd0;
+            r0_e <= 32'd0;
+            r1_rq <= 1'd0;
+            r1_e <= 32'd0;
+            r2_rq <= 1'd0;
+            r2_e <= 32'd0;
+            r3_rq <= 1'd0;
+            r3_e <= 32'd0;
+            r4_rq <= 1'd0;
+            r4_e <= 32'd0;
+            r5_rq <= 1'd0;
+            r5_e <= 32'd0;
+            r6_rq <= 1'd0;
+            r6_e <= 32'd0;
+            r7_rq <= 1'd0;
+            r7_e <= 32'd0;
+            r8_rq <= 1'd0;
+            r8_e <= 32'd0;
+            r9_rq <= 1'd0;
+            r9_e <= 32'd0;
+            r10_rq <= 1'd0;
+            r10_e <= 32'd0;
+            r11_rq <= 1'd0;
+            r11_e <= 32'd0;
+            r12_rq <= 1'd0;
+            r12_e <= 32'd0;
+            r13_rq <= 1'd0;
+            r13_e <= 32'd0;
+            r14_rq <= 1'd0;
+            r14_e <= 32'd0;
+            r15_rq <= 1'd0;
+            r15_e <= 32'd0;
             rc0_v <= 1'd0;
             rc0_row <= 4'd0;
-            rc0_stamp <= 32'd0;
+            rc0_e <= 32'd0;
             rc0_mask <= 16'd0;
             rc0_core <= 1'd0;
             rc0_line <= 26'd0;
@@ -1804,7 +2110,7 @@ module rtlgen_recxl_lu (
             rc0_csn <= 16'd0;
             rc1_v <= 1'd0;
             rc1_row <= 4'd0;
-            rc1_stamp <= 32'd0;
+            rc1_e <= 32'd0;
             rc1_mask <= 16'd0;
             rc1_core <= 1'd0;
             rc1_line <= 26'd0;
@@ -1812,7 +2118,7 @@ module rtlgen_recxl_lu (
             rc1_csn <= 16'd0;
             rc2_v <= 1'd0;
             rc2_row <= 4'd0;
-            rc2_stamp <= 32'd0;
+            rc2_e <= 32'd0;
             rc2_mask <= 16'd0;
             rc2_core <= 1'd0;
             rc2_line <= 26'd0;
@@ -1820,12 +2126,75 @@ module rtlgen_recxl_lu (
             rc2_csn <= 16'd0;
             rc3_v <= 1'd0;
             rc3_row <= 4'd0;
-            rc3_stamp <= 32'd0;
+            rc3_e <= 32'd0;
             rc3_mask <= 16'd0;
             rc3_core <= 1'd0;
             rc3_line <= 26'd0;
             rc3_head <= 1'd0;
             rc3_csn <= 16'd0;
+            ev0_q <= 1'd0;
+            cnt0_q <= 16'd0;
+            cnt0_q_ones <= 3'd0;
+            ev1_q <= 5'd0;
+            cnt1_q <= 16'd0;
+            cnt1_q_ones <= 2'd0;
+            ev2_q <= 1'd0;
+            cnt2_q <= 16'd0;
+            cnt2_q_ones <= 3'd0;
+            ev3_q <= 1'd0;
+            cnt3_q <= 16'd0;
+            cnt3_q_ones <= 3'd0;
+            ev4_q <= 1'd0;
+            cnt4_q <= 16'd0;
+            cnt4_q_ones <= 3'd0;
+            ev5_q <= 1'd0;
+            cnt5_q <= 16'd0;
+            cnt5_q_ones <= 3'd0;
+            ev6_q <= 1'd0;
+            cnt6_q <= 16'd0;
+            cnt6_q_ones <= 3'd0;
+            ev7_q <= 1'd0;
+            cnt7_q <= 16'd0;
+            cnt7_q_ones <= 3'd0;
+            ev8_q <= 1'd0;
+            cnt8_q <= 16'd0;
+            cnt8_q_ones <= 3'd0;
+            ev9_q <= 1'd0;
+            cnt9_q <= 16'd0;
+            cnt9_q_ones <= 3'd0;
+            ev10_q <= 1'd0;
+            cnt10_q <= 16'd0;
+            cnt10_q_ones <= 3'd0;
+            ev11_q <= 1'd0;
+            cnt11_q <= 16'd0;
+            cnt11_q_ones <= 3'd0;
+            ev12_q <= 3'd0;
+            cnt12_q <= 16'd0;
+            cnt12_q_ones <= 3'd0;
+            ev13_q <= 1'd0;
+            cnt13_q <= 16'd0;
+            cnt13_q_ones <= 3'd0;
+            ev14_q <= 2'd0;
+            cnt14_q <= 16'd0;
+            cnt14_q_ones <= 3'd0;
+            ev15_q <= 2'd0;
+            cnt15_q <= 16'd0;
+            cnt15_q_ones <= 3'd0;
+            ev16_q <= 1'd0;
+            cnt16_q <= 16'd0;
+            cnt16_q_ones <= 3'd0;
+            ev17_q <= 1'd0;
+            cnt17_q <= 16'd0;
+            cnt17_q_ones <= 3'd0;
+            ev18_q <= 1'd0;
+            cnt18_q <= 16'd0;
+            cnt18_q_ones <= 3'd0;
+            ev19_q <= 1'd0;
+            cnt19_q <= 16'd0;
+            cnt19_q_ones <= 3'd0;
+            ev22_q <= 1'd0;
+            cnt22_q <= 16'd0;
+            cnt22_q_ones <= 3'd0;
         end else begin
             // Rows: allocate, validate, free after release, discard failed sources.
             if (alloc_fire & (alloc_row == 4'd0)) begin
@@ -2250,10 +2619,43 @@ module rtlgen_recxl_lu (
             end else if (gap_fire & (gs_node == 2'd3)) begin
                 s3_nts <= gs_ts;
             end
+            // Per-row eligibility: releasable (a picked row's bit clears at once) and E.
+            r0_rq <= r0_rel & (!(pick_fire & (pick_row == 4'd0)));
+            r0_e <= (r0_stamp > r0_el) ? r0_stamp : r0_el;
+            r1_rq <= r1_rel & (!(pick_fire & (pick_row == 4'd1)));
+            r1_e <= (r1_stamp > r1_el) ? r1_stamp : r1_el;
+            r2_rq <= r2_rel & (!(pick_fire & (pick_row == 4'd2)));
+            r2_e <= (r2_stamp > r2_el) ? r2_stamp : r2_el;
+            r3_rq <= r3_rel & (!(pick_fire & (pick_row == 4'd3)));
+            r3_e <= (r3_stamp > r3_el) ? r3_stamp : r3_el;
+            r4_rq <= r4_rel & (!(pick_fire & (pick_row == 4'd4)));
+            r4_e <= (r4_stamp > r4_el) ? r4_stamp : r4_el;
+            r5_rq <= r5_rel & (!(pick_fire & (pick_row == 4'd5)));
+            r5_e <= (r5_stamp > r5_el) ? r5_stamp : r5_el;
+            r6_rq <= r6_rel & (!(pick_fire & (pick_row == 4'd6)));
+            r6_e <= (r6_stamp > r6_el) ? r6_stamp : r6_el;
+            r7_rq <= r7_rel & (!(pick_fire & (pick_row == 4'd7)));
+            r7_e <= (r7_stamp > r7_el) ? r7_stamp : r7_el;
+            r8_rq <= r8_rel & (!(pick_fire & (pick_row == 4'd8)));
+            r8_e <= (r8_stamp > r8_el) ? r8_stamp : r8_el;
+            r9_rq <= r9_rel & (!(pick_fire & (pick_row == 4'd9)));
+            r9_e <= (r9_stamp > r9_el) ? r9_stamp : r9_el;
+            r10_rq <= r10_rel & (!(pick_fire & (pick_row == 4'd10)));
+            r10_e <= (r10_stamp > r10_el) ? r10_stamp : r10_el;
+            r11_rq <= r11_rel & (!(pick_fire & (pick_row == 4'd11)));
+            r11_e <= (r11_stamp > r11_el) ? r11_stamp : r11_el;
+            r12_rq <= r12_rel & (!(pick_fire & (pick_row == 4'd12)));
+            r12_e <= (r12_stamp > r12_el) ? r12_stamp : r12_el;
+            r13_rq <= r13_rel & (!(pick_fire & (pick_row == 4'd13)));
+            r13_e <= (r13_stamp > r13_el) ? r13_stamp : r13_el;
+            r14_rq <= r14_rel & (!(pick_fire & (pick_row == 4'd14)));
+            r14_e <= (r14_stamp > r14_el) ? r14_stamp : r14_el;
+            r15_rq <= r15_rel & (!(pick_fire & (pick_row == 4'd15)));
+            r15_e <= (r15_stamp > r15_el) ? r15_stamp : r15_el;
             // Release candidates.
             rc0_v <= |rc0_d_hit;
             rc0_row <= rc0_d[95:92];
-            rc0_stamp <= rc0_d[91:60];
+            rc0_e <= rc0_d[91:60];
             rc0_mask <= rc0_d[59:44];
             rc0_core <= rc0_d[43:43];
             rc0_line <= rc0_d[42:17];
@@ -2261,7 +2663,7 @@ module rtlgen_recxl_lu (
             rc0_csn <= rc0_d[15:0];
             rc1_v <= |rc1_d_hit;
             rc1_row <= rc1_d[95:92];
-            rc1_stamp <= rc1_d[91:60];
+            rc1_e <= rc1_d[91:60];
             rc1_mask <= rc1_d[59:44];
             rc1_core <= rc1_d[43:43];
             rc1_line <= rc1_d[42:17];
@@ -2269,7 +2671,7 @@ module rtlgen_recxl_lu (
             rc1_csn <= rc1_d[15:0];
             rc2_v <= |rc2_d_hit;
             rc2_row <= rc2_d[95:92];
-            rc2_stamp <= rc2_d[91:60];
+            rc2_e <= rc2_d[91:60];
             rc2_mask <= rc2_d[59:44];
             rc2_core <= rc2_d[43:43];
             rc2_line <= rc2_d[42:17];
@@ -2277,7 +2679,7 @@ module rtlgen_recxl_lu (
             rc2_csn <= rc2_d[15:0];
             rc3_v <= |rc3_d_hit;
             rc3_row <= rc3_d[95:92];
-            rc3_stamp <= rc3_d[91:60];
+            rc3_e <= rc3_d[91:60];
             rc3_mask <= rc3_d[59:44];
             rc3_core <= rc3_d[43:43];
             rc3_line <= rc3_d[42:17];
@@ -2462,28 +2864,143 @@ module rtlgen_recxl_lu (
                     end
                 end
             endcase
-            // Saturating counters (contract §4.8) and high-water marks.
-            cnt0_q <= cnt0_sum[16] ? 16'hffff : cnt0_sum[15:0];
-            cnt1_q <= cnt1_sum[16] ? 16'hffff : cnt1_sum[15:0];
-            cnt2_q <= cnt2_sum[16] ? 16'hffff : cnt2_sum[15:0];
-            cnt3_q <= cnt3_sum[16] ? 16'hffff : cnt3_sum[15:0];
-            cnt4_q <= cnt4_sum[16] ? 16'hffff : cnt4_sum[15:0];
-            cnt5_q <= cnt5_sum[16] ? 16'hffff : cnt5_sum[15:0];
-            cnt6_q <= cnt6_sum[16] ? 16'hffff : cnt6_sum[15:0];
-            cnt7_q <= cnt7_sum[16] ? 16'hffff : cnt7_sum[15:0];
-            cnt8_q <= cnt8_sum[16] ? 16'hffff : cnt8_sum[15:0];
-            cnt9_q <= cnt9_sum[16] ? 16'hffff : cnt9_sum[15:0];
-            cnt10_q <= cnt10_sum[16] ? 16'hffff : cnt10_sum[15:0];
-            cnt11_q <= cnt11_sum[16] ? 16'hffff : cnt11_sum[15:0];
-            cnt12_q <= cnt12_sum[16] ? 16'hffff : cnt12_sum[15:0];
-            cnt13_q <= cnt13_sum[16] ? 16'hffff : cnt13_sum[15:0];
-            cnt14_q <= cnt14_sum[16] ? 16'hffff : cnt14_sum[15:0];
-            cnt15_q <= cnt15_sum[16] ? 16'hffff : cnt15_sum[15:0];
-            cnt16_q <= cnt16_sum[16] ? 16'hffff : cnt16_sum[15:0];
-            cnt17_q <= cnt17_sum[16] ? 16'hffff : cnt17_sum[15:0];
-            cnt18_q <= cnt18_sum[16] ? 16'hffff : cnt18_sum[15:0];
-            cnt19_q <= cnt19_sum[16] ? 16'hffff : cnt19_sum[15:0];
-            cnt22_q <= cnt22_sum[16] ? 16'hffff : cnt22_sum[15:0];
+            // Saturating counters (contract §4.8) from the registered events, and high-water marks.
+            ev0_q <= alloc_fire;
+            cnt0_q_ones <= {
+                cnt0_q_en[2] ? ((&cnt0_q[15:13]) & (~cnt0_q[12])) : cnt0_q_ones[2], cnt0_q_en[1] ? ((&cnt0_q[11:7]) & (~cnt0_q[6])) : cnt0_q_ones[1],
+                cnt0_q_en[0] ? ((&cnt0_q[5:1]) & (~cnt0_q[0])) : cnt0_q_ones[0]
+            };
+            cnt0_q <= cnt0_q[15:0] ^ cnt0_q_tgl;
+            ev1_q <= alloc_fire ? repl_words : 5'd0;
+            cnt1_q_ones <= {
+                cnt1_q_en[1] ? ((&cnt1_q[15:12]) & (~cnt1_q[11])) : cnt1_q_ones[1], cnt1_q_en[0] ? ((&cnt1_q[10:6]) & (~cnt1_q[5])) : cnt1_q_ones[0]
+            };
+            cnt1_q <= (cnt1_q_lo[5] & (&cnt1_q_ones[1:0])) ? 16'hffff : {cnt1_q[15:5] ^ cnt1_q_tgl, cnt1_q_lo[4:0]};
+            ev2_q <= nack_fire;
+            cnt2_q_ones <= {
+                cnt2_q_en[2] ? ((&cnt2_q[15:13]) & (~cnt2_q[12])) : cnt2_q_ones[2], cnt2_q_en[1] ? ((&cnt2_q[11:7]) & (~cnt2_q[6])) : cnt2_q_ones[1],
+                cnt2_q_en[0] ? ((&cnt2_q[5:1]) & (~cnt2_q[0])) : cnt2_q_ones[0]
+            };
+            cnt2_q <= cnt2_q[15:0] ^ cnt2_q_tgl;
+            ev3_q <= repl_valid & (!repl_ready_w);
+            cnt3_q_ones <= {
+                cnt3_q_en[2] ? ((&cnt3_q[15:13]) & (~cnt3_q[12])) : cnt3_q_ones[2], cnt3_q_en[1] ? ((&cnt3_q[11:7]) & (~cnt3_q[6])) : cnt3_q_ones[1],
+                cnt3_q_en[0] ? ((&cnt3_q[5:1]) & (~cnt3_q[0])) : cnt3_q_ones[0]
+            };
+            cnt3_q <= cnt3_q[15:0] ^ cnt3_q_tgl;
+            ev4_q <= ack_valid_w & (!ack_ready);
+            cnt4_q_ones <= {
+                cnt4_q_en[2] ? ((&cnt4_q[15:13]) & (~cnt4_q[12])) : cnt4_q_ones[2], cnt4_q_en[1] ? ((&cnt4_q[11:7]) & (~cnt4_q[6])) : cnt4_q_ones[1],
+                cnt4_q_en[0] ? ((&cnt4_q[5:1]) & (~cnt4_q[0])) : cnt4_q_ones[0]
+            };
+            cnt4_q <= cnt4_q[15:0] ^ cnt4_q_tgl;
+            ev5_q <= val_ok;
+            cnt5_q_ones <= {
+                cnt5_q_en[2] ? ((&cnt5_q[15:13]) & (~cnt5_q[12])) : cnt5_q_ones[2], cnt5_q_en[1] ? ((&cnt5_q[11:7]) & (~cnt5_q[6])) : cnt5_q_ones[1],
+                cnt5_q_en[0] ? ((&cnt5_q[5:1]) & (~cnt5_q[0])) : cnt5_q_ones[0]
+            };
+            cnt5_q <= cnt5_q[15:0] ^ cnt5_q_tgl;
+            ev6_q <= val_live & (!vm_any);
+            cnt6_q_ones <= {
+                cnt6_q_en[2] ? ((&cnt6_q[15:13]) & (~cnt6_q[12])) : cnt6_q_ones[2], cnt6_q_en[1] ? ((&cnt6_q[11:7]) & (~cnt6_q[6])) : cnt6_q_ones[1],
+                cnt6_q_en[0] ? ((&cnt6_q[5:1]) & (~cnt6_q[0])) : cnt6_q_ones[0]
+            };
+            cnt6_q <= cnt6_q[15:0] ^ cnt6_q_tgl;
+            ev7_q <= val_live & vm_two4;
+            cnt7_q_ones <= {
+                cnt7_q_en[2] ? ((&cnt7_q[15:13]) & (~cnt7_q[12])) : cnt7_q_ones[2], cnt7_q_en[1] ? ((&cnt7_q[11:7]) & (~cnt7_q[6])) : cnt7_q_ones[1],
+                cnt7_q_en[0] ? ((&cnt7_q[5:1]) & (~cnt7_q[0])) : cnt7_q_ones[0]
+            };
+            cnt7_q <= cnt7_q[15:0] ^ cnt7_q_tgl;
+            ev8_q <= val_live & vm_any & val_bad;
+            cnt8_q_ones <= {
+                cnt8_q_en[2] ? ((&cnt8_q[15:13]) & (~cnt8_q[12])) : cnt8_q_ones[2], cnt8_q_en[1] ? ((&cnt8_q[11:7]) & (~cnt8_q[6])) : cnt8_q_ones[1],
+                cnt8_q_en[0] ? ((&cnt8_q[5:1]) & (~cnt8_q[0])) : cnt8_q_ones[0]
+            };
+            cnt8_q <= cnt8_q[15:0] ^ cnt8_q_tgl;
+            ev9_q <= logw_fire;
+            cnt9_q_ones <= {
+                cnt9_q_en[2] ? ((&cnt9_q[15:13]) & (~cnt9_q[12])) : cnt9_q_ones[2], cnt9_q_en[1] ? ((&cnt9_q[11:7]) & (~cnt9_q[6])) : cnt9_q_ones[1],
+                cnt9_q_en[0] ? ((&cnt9_q[5:1]) & (~cnt9_q[0])) : cnt9_q_ones[0]
+            };
+            cnt9_q <= cnt9_q[15:0] ^ cnt9_q_tgl;
+            ev10_q <= rel_busy_q & (rel_mask_q != 16'd0) & log_full;
+            cnt10_q_ones <= {
+                cnt10_q_en[2] ? ((&cnt10_q[15:13]) & (~cnt10_q[12])) : cnt10_q_ones[2],
+                cnt10_q_en[1] ? ((&cnt10_q[11:7]) & (~cnt10_q[6])) : cnt10_q_ones[1],
+                cnt10_q_en[0] ? ((&cnt10_q[5:1]) & (~cnt10_q[0])) : cnt10_q_ones[0]
+            };
+            cnt10_q <= cnt10_q[15:0] ^ cnt10_q_tgl;
+            ev11_q <= commit_ok;
+            cnt11_q_ones <= {
+                cnt11_q_en[2] ? ((&cnt11_q[15:13]) & (~cnt11_q[12])) : cnt11_q_ones[2],
+                cnt11_q_en[1] ? ((&cnt11_q[11:7]) & (~cnt11_q[6])) : cnt11_q_ones[1],
+                cnt11_q_en[0] ? ((&cnt11_q[5:1]) & (~cnt11_q[0])) : cnt11_q_ones[0]
+            };
+            cnt11_q <= cnt11_q[15:0] ^ cnt11_q_tgl;
+            ev12_q <= dump_wr_fire ? beat_n_q : 3'd0;
+            cnt12_q_ones <= {
+                cnt12_q_en[2] ? (~cnt12_q[15]) : cnt12_q_ones[2], cnt12_q_en[1] ? ((&cnt12_q[14:10]) & (~cnt12_q[9])) : cnt12_q_ones[1],
+                cnt12_q_en[0] ? ((&cnt12_q[8:4]) & (~cnt12_q[3])) : cnt12_q_ones[0]
+            };
+            cnt12_q <= (cnt12_q_lo[3] & (&cnt12_q_ones[2:0])) ? 16'hffff : {cnt12_q[15:3] ^ cnt12_q_tgl, cnt12_q_lo[2:0]};
+            ev13_q <= dump_wr_fire;
+            cnt13_q_ones <= {
+                cnt13_q_en[2] ? ((&cnt13_q[15:13]) & (~cnt13_q[12])) : cnt13_q_ones[2],
+                cnt13_q_en[1] ? ((&cnt13_q[11:7]) & (~cnt13_q[6])) : cnt13_q_ones[1],
+                cnt13_q_en[0] ? ((&cnt13_q[5:1]) & (~cnt13_q[0])) : cnt13_q_ones[0]
+            };
+            cnt13_q <= cnt13_q[15:0] ^ cnt13_q_tgl;
+            ev14_q <= {1'd0, ctl_dump_start & ((dstate_q != D_IDLE) | (!fetch_idle))}
+                + {1'd0, ctl_dump_commit & ((!(dstate_q == D_DONE)) | mask_gained)};
+            cnt14_q_ones <= {
+                cnt14_q_en[2] ? (cnt14_q[15] & (~cnt14_q[14])) : cnt14_q_ones[2],
+                cnt14_q_en[1] ? ((&cnt14_q[13:9]) & (~cnt14_q[8])) : cnt14_q_ones[1],
+                cnt14_q_en[0] ? ((&cnt14_q[7:3]) & (~cnt14_q[2])) : cnt14_q_ones[0]
+            };
+            cnt14_q <= (cnt14_q_lo[2] & (&cnt14_q_ones[2:0])) ? 16'hffff : {cnt14_q[15:2] ^ cnt14_q_tgl, cnt14_q_lo[1:0]};
+            ev15_q <= {1'd0, repl_fire & repl_failed} + {1'd0, val_valid & val_failed};
+            cnt15_q_ones <= {
+                cnt15_q_en[2] ? (cnt15_q[15] & (~cnt15_q[14])) : cnt15_q_ones[2],
+                cnt15_q_en[1] ? ((&cnt15_q[13:9]) & (~cnt15_q[8])) : cnt15_q_ones[1],
+                cnt15_q_en[0] ? ((&cnt15_q[7:3]) & (~cnt15_q[2])) : cnt15_q_ones[0]
+            };
+            cnt15_q <= (cnt15_q_lo[2] & (&cnt15_q_ones[2:0])) ? 16'hffff : {cnt15_q[15:2] ^ cnt15_q_tgl, cnt15_q_lo[1:0]};
+            ev16_q <= disc_fire;
+            cnt16_q_ones <= {
+                cnt16_q_en[2] ? ((&cnt16_q[15:13]) & (~cnt16_q[12])) : cnt16_q_ones[2],
+                cnt16_q_en[1] ? ((&cnt16_q[11:7]) & (~cnt16_q[6])) : cnt16_q_ones[1],
+                cnt16_q_en[0] ? ((&cnt16_q[5:1]) & (~cnt16_q[0])) : cnt16_q_ones[0]
+            };
+            cnt16_q <= cnt16_q[15:0] ^ cnt16_q_tgl;
+            ev17_q <= gap_fire;
+            cnt17_q_ones <= {
+                cnt17_q_en[2] ? ((&cnt17_q[15:13]) & (~cnt17_q[12])) : cnt17_q_ones[2],
+                cnt17_q_en[1] ? ((&cnt17_q[11:7]) & (~cnt17_q[6])) : cnt17_q_ones[1],
+                cnt17_q_en[0] ? ((&cnt17_q[5:1]) & (~cnt17_q[0])) : cnt17_q_ones[0]
+            };
+            cnt17_q <= cnt17_q[15:0] ^ cnt17_q_tgl;
+            ev18_q <= (fstate_q == F_LAST) & fr_ready;
+            cnt18_q_ones <= {
+                cnt18_q_en[2] ? ((&cnt18_q[15:13]) & (~cnt18_q[12])) : cnt18_q_ones[2],
+                cnt18_q_en[1] ? ((&cnt18_q[11:7]) & (~cnt18_q[6])) : cnt18_q_ones[1],
+                cnt18_q_en[0] ? ((&cnt18_q[5:1]) & (~cnt18_q[0])) : cnt18_q_ones[0]
+            };
+            cnt18_q <= cnt18_q[15:0] ^ cnt18_q_tgl;
+            ev19_q <= fr_fire & (fstate_q == F_TRAV);
+            cnt19_q_ones <= {
+                cnt19_q_en[2] ? ((&cnt19_q[15:13]) & (~cnt19_q[12])) : cnt19_q_ones[2],
+                cnt19_q_en[1] ? ((&cnt19_q[11:7]) & (~cnt19_q[6])) : cnt19_q_ones[1],
+                cnt19_q_en[0] ? ((&cnt19_q[5:1]) & (~cnt19_q[0])) : cnt19_q_ones[0]
+            };
+            cnt19_q <= cnt19_q[15:0] ^ cnt19_q_tgl;
+            ev22_q <= alloc_fire & (repl_mask == 16'd0);
+            cnt22_q_ones <= {
+                cnt22_q_en[2] ? ((&cnt22_q[15:13]) & (~cnt22_q[12])) : cnt22_q_ones[2],
+                cnt22_q_en[1] ? ((&cnt22_q[11:7]) & (~cnt22_q[6])) : cnt22_q_ones[1],
+                cnt22_q_en[0] ? ((&cnt22_q[5:1]) & (~cnt22_q[0])) : cnt22_q_ones[0]
+            };
+            cnt22_q <= cnt22_q[15:0] ^ cnt22_q_tgl;
             if ({11'd0, rows_used_q} > cnt20_q) begin
                 cnt20_q <= {11'd0, rows_used_q};
             end
@@ -2567,6 +3084,94 @@ module rtlgen_recxl_lu (
     always @(posedge clk) begin
         f_past_valid <= 1'd1;
     end
+    reg [15:0] f_cnt0_was; // cnt0_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt0_was <= cnt0_q;
+    end
+    reg f_prev_run; // the previous cycle ran out of reset after the first
+    always @(posedge clk) begin
+        f_prev_run <= f_past_valid & (!rst);
+    end
+    reg [15:0] f_cnt1_was; // cnt1_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt1_was <= cnt1_q;
+    end
+    reg [15:0] f_cnt2_was; // cnt2_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt2_was <= cnt2_q;
+    end
+    reg [15:0] f_cnt3_was; // cnt3_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt3_was <= cnt3_q;
+    end
+    reg [15:0] f_cnt4_was; // cnt4_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt4_was <= cnt4_q;
+    end
+    reg [15:0] f_cnt5_was; // cnt5_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt5_was <= cnt5_q;
+    end
+    reg [15:0] f_cnt6_was; // cnt6_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt6_was <= cnt6_q;
+    end
+    reg [15:0] f_cnt7_was; // cnt7_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt7_was <= cnt7_q;
+    end
+    reg [15:0] f_cnt8_was; // cnt8_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt8_was <= cnt8_q;
+    end
+    reg [15:0] f_cnt9_was; // cnt9_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt9_was <= cnt9_q;
+    end
+    reg [15:0] f_cnt10_was; // cnt10_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt10_was <= cnt10_q;
+    end
+    reg [15:0] f_cnt11_was; // cnt11_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt11_was <= cnt11_q;
+    end
+    reg [15:0] f_cnt12_was; // cnt12_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt12_was <= cnt12_q;
+    end
+    reg [15:0] f_cnt13_was; // cnt13_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt13_was <= cnt13_q;
+    end
+    reg [15:0] f_cnt14_was; // cnt14_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt14_was <= cnt14_q;
+    end
+    reg [15:0] f_cnt15_was; // cnt15_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt15_was <= cnt15_q;
+    end
+    reg [15:0] f_cnt16_was; // cnt16_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt16_was <= cnt16_q;
+    end
+    reg [15:0] f_cnt17_was; // cnt17_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt17_was <= cnt17_q;
+    end
+    reg [15:0] f_cnt18_was; // cnt18_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt18_was <= cnt18_q;
+    end
+    reg [15:0] f_cnt19_was; // cnt19_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt19_was <= cnt19_q;
+    end
+    reg [15:0] f_cnt22_was; // cnt22_q one cycle ago
+    always @(posedge clk) begin
+        f_cnt22_was <= cnt22_q;
+    end
     wire [4:0] f_rows_taken; // rows that are not FREE
     assign f_rows_taken = {4'd0, r0_st != ROW_FREE}
         + {4'd0, r1_st != ROW_FREE}
@@ -2585,10 +3190,95 @@ module rtlgen_recxl_lu (
         + {4'd0, r14_st != ROW_FREE}
         + {4'd0, r15_st != ROW_FREE};
     initial f_past_valid = 1'd0;
+    initial f_prev_run = 1'd0;
     always @* begin
         // every trace starts in reset
         if (!f_past_valid) begin
             a_reset_first: assume (rst);
+        end
+        // cnt0_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt0_sat: assert ((cnt0_q == f_cnt0_was) | ((cnt0_q == (f_cnt0_was + 16'd1)) & (f_cnt0_was != 16'd65535)));
+        end
+        // cnt1_q never decreases: it saturates, never wraps
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt1_sat: assert (cnt1_q >= f_cnt1_was);
+        end
+        // cnt2_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt2_sat: assert ((cnt2_q == f_cnt2_was) | ((cnt2_q == (f_cnt2_was + 16'd1)) & (f_cnt2_was != 16'd65535)));
+        end
+        // cnt3_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt3_sat: assert ((cnt3_q == f_cnt3_was) | ((cnt3_q == (f_cnt3_was + 16'd1)) & (f_cnt3_was != 16'd65535)));
+        end
+        // cnt4_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt4_sat: assert ((cnt4_q == f_cnt4_was) | ((cnt4_q == (f_cnt4_was + 16'd1)) & (f_cnt4_was != 16'd65535)));
+        end
+        // cnt5_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt5_sat: assert ((cnt5_q == f_cnt5_was) | ((cnt5_q == (f_cnt5_was + 16'd1)) & (f_cnt5_was != 16'd65535)));
+        end
+        // cnt6_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt6_sat: assert ((cnt6_q == f_cnt6_was) | ((cnt6_q == (f_cnt6_was + 16'd1)) & (f_cnt6_was != 16'd65535)));
+        end
+        // cnt7_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt7_sat: assert ((cnt7_q == f_cnt7_was) | ((cnt7_q == (f_cnt7_was + 16'd1)) & (f_cnt7_was != 16'd65535)));
+        end
+        // cnt8_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt8_sat: assert ((cnt8_q == f_cnt8_was) | ((cnt8_q == (f_cnt8_was + 16'd1)) & (f_cnt8_was != 16'd65535)));
+        end
+        // cnt9_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt9_sat: assert ((cnt9_q == f_cnt9_was) | ((cnt9_q == (f_cnt9_was + 16'd1)) & (f_cnt9_was != 16'd65535)));
+        end
+        // cnt10_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt10_sat: assert ((cnt10_q == f_cnt10_was) | ((cnt10_q == (f_cnt10_was + 16'd1)) & (f_cnt10_was != 16'd65535)));
+        end
+        // cnt11_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt11_sat: assert ((cnt11_q == f_cnt11_was) | ((cnt11_q == (f_cnt11_was + 16'd1)) & (f_cnt11_was != 16'd65535)));
+        end
+        // cnt12_q never decreases: it saturates, never wraps
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt12_sat: assert (cnt12_q >= f_cnt12_was);
+        end
+        // cnt13_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt13_sat: assert ((cnt13_q == f_cnt13_was) | ((cnt13_q == (f_cnt13_was + 16'd1)) & (f_cnt13_was != 16'd65535)));
+        end
+        // cnt14_q never decreases: it saturates, never wraps
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt14_sat: assert (cnt14_q >= f_cnt14_was);
+        end
+        // cnt15_q never decreases: it saturates, never wraps
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt15_sat: assert (cnt15_q >= f_cnt15_was);
+        end
+        // cnt16_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt16_sat: assert ((cnt16_q == f_cnt16_was) | ((cnt16_q == (f_cnt16_was + 16'd1)) & (f_cnt16_was != 16'd65535)));
+        end
+        // cnt17_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt17_sat: assert ((cnt17_q == f_cnt17_was) | ((cnt17_q == (f_cnt17_was + 16'd1)) & (f_cnt17_was != 16'd65535)));
+        end
+        // cnt18_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt18_sat: assert ((cnt18_q == f_cnt18_was) | ((cnt18_q == (f_cnt18_was + 16'd1)) & (f_cnt18_was != 16'd65535)));
+        end
+        // cnt19_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt19_sat: assert ((cnt19_q == f_cnt19_was) | ((cnt19_q == (f_cnt19_was + 16'd1)) & (f_cnt19_was != 16'd65535)));
+        end
+        // cnt22_q holds or counts up by one, never past its saturation value
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_cnt22_sat: assert ((cnt22_q == f_cnt22_was) | ((cnt22_q == (f_cnt22_was + 16'd1)) & (f_cnt22_was != 16'd65535)));
         end
         // every row is FREE, PENDING or VALID
         if (f_past_valid & (!rst)) begin

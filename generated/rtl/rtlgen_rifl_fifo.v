@@ -28,6 +28,10 @@
 //   A push reaches dout two edges later; fetch = memory not empty and (head empty or popped).
 //   A push into a full memory is dropped (cannot happen when fc_buffer_frames - fc_on_frames
 //   covers a round trip).
+//   Timing: high and low are registers holding the comparison of this cycle's level (memory +
+//   head, itself a register): the level moves by one at most per edge, so their next values
+//   are comparisons of the level register chosen by the accepted push and pop, and the flags
+//   reach the TX controller straight from flip-flops.
 // =============================================================================
 `default_nettype none
 
@@ -39,12 +43,14 @@ module rtlgen_rifl_fifo (
     input  wire         pop,        // take the head (ignored unless dout_valid)
     output wire [241:0] dout,       // head entry (first word fall through)
     output wire         dout_valid, // dout holds an entry
-    output wire         high,       // level > FC_ON_FRAMES (170)
-    output wire         low         // level < FC_OFF_FRAMES (85)
+    output wire         high,       // level > FC_ON_FRAMES (170) (registered)
+    output wire         low         // level < FC_OFF_FRAMES (85) (registered)
 );
-    localparam [8:0] DEPTH = 9'd256;        // memory entries (fc_buffer_frames)
-    localparam [8:0] FC_ON_FRAMES = 9'd170; // above this level: ask the far end to pause
-    localparam [8:0] FC_OFF_FRAMES = 9'd85; // below this level: let the far end resume
+    localparam [8:0] DEPTH = 9'd256;          // memory entries (fc_buffer_frames)
+    localparam [8:0] FC_ON_FRAMES = 9'd170;   // above this level: ask the far end to pause
+    localparam [8:0] FC_OFF_FRAMES = 9'd85;   // below this level: let the far end resume
+    localparam [8:0] HIGH_AFTER_POP = 9'd171; // above this level the buffer is still high after a pop
+    localparam [8:0] LOW_AFTER_PUSH = 9'd84;  // below this level the buffer is still low after a push (fc_off_frames is at least 1)
 
     // storage (block RAM, synchronous read): rtlgen_ram_1r1w_242x256 (registered read).
     wire push_ok;
@@ -63,22 +69,40 @@ module rtlgen_rifl_fifo (
     );
     reg [8:0] mem_count; // entries in the memory
     reg head_valid;
+    reg [8:0] level; // entries held (memory + head)
+    reg high_q; // level > FC_ON_FRAMES
+    reg low_q; // level < FC_OFF_FRAMES
     wire pop_ok;
     assign pop_ok = pop & head_valid;
     assign fetch = (mem_count != 9'd0) & ((~head_valid) | pop_ok);
     assign push_ok = push & (mem_count != DEPTH);
-    wire [8:0] level; // entries held (memory + head)
-    assign level = mem_count + {8'd0, head_valid};
-    assign high = level > FC_ON_FRAMES;
-    assign low = level < FC_OFF_FRAMES;
+    assign high = high_q;
+    assign low = low_q;
     assign dout = head;
     assign dout_valid = head_valid;
+
+    // Counts step by one at most: the incremented and decremented values come from the registers, the transfers only select.
+    wire [8:0] mem_count_next;
+    assign mem_count_next = (push_ok & (~fetch)) ? (mem_count + 9'd1) : ((fetch & (~push_ok)) ? (mem_count - 9'd1) : mem_count);
+    wire level_up; // a push is accepted and the head is not taken
+    assign level_up = push_ok & (~pop_ok);
+    wire level_down; // the head is taken and no push is accepted
+    assign level_down = pop_ok & (~push_ok);
+    wire [8:0] level_next;
+    assign level_next = level_up ? (level + 9'd1) : (level_down ? (level - 9'd1) : level);
+    wire high_next; // level_next > FC_ON_FRAMES
+    assign high_next = level_up ? (level >= FC_ON_FRAMES) : (level_down ? (level > HIGH_AFTER_POP) : (level > FC_ON_FRAMES));
+    wire low_next; // level_next < FC_OFF_FRAMES
+    assign low_next = level_up ? (level < LOW_AFTER_PUSH) : (level_down ? (level <= FC_OFF_FRAMES) : (level < FC_OFF_FRAMES));
     always @(posedge clk) begin
         if (rst) begin
             wr_ptr <= 8'd0;
             rd_ptr <= 8'd0;
             mem_count <= 9'd0;
             head_valid <= 1'd0;
+            level <= 9'd0;
+            high_q <= 1'd0;
+            low_q <= 1'd1;
         end else begin
             if (push_ok) begin
                 wr_ptr <= wr_ptr + 8'd1;
@@ -86,8 +110,11 @@ module rtlgen_rifl_fifo (
             if (fetch) begin
                 rd_ptr <= rd_ptr + 8'd1;
             end
-            mem_count <= (mem_count + {8'd0, push_ok}) - {8'd0, fetch};
+            mem_count <= mem_count_next;
             head_valid <= fetch | (head_valid & (~pop_ok));
+            level <= level_next;
+            high_q <= high_next;
+            low_q <= low_next;
         end
     end
 
@@ -134,6 +161,18 @@ module rtlgen_rifl_fifo (
         // level = accepted pushes - pops
         if (f_past_valid & (!rst)) begin
             p_occupancy: assert ({1'd0, level} == f_occupancy);
+        end
+        // the level register is the memory count plus the head
+        if (f_past_valid & (!rst)) begin
+            p_level: assert (level == (mem_count + {8'd0, head_valid}));
+        end
+        // high is level > FC_ON_FRAMES
+        if (f_past_valid & (!rst)) begin
+            p_high: assert (high == (level > FC_ON_FRAMES));
+        end
+        // low is level < FC_OFF_FRAMES
+        if (f_past_valid & (!rst)) begin
+            p_low: assert (low == (level < FC_OFF_FRAMES));
         end
         // never more than DEPTH entries in the memory plus the head
         if (f_past_valid & (!rst)) begin

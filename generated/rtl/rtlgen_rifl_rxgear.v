@@ -35,8 +35,10 @@
 //   wait for no transfer decision, and out_data is the read-out masked by out_keep; the read
 //   position is held in 4 copies (one per 16 bytes of the rotator's widest window, each
 //   stepping from its own value so synthesis keeps them apart), so no select net spans the
-//   whole ring; the kept input bytes are placed by a shifter over the fill level in 2-byte
-//   units (at_a, at_b).
+//   whole ring; the kept input bytes are placed by shifters over the fill level in 2-byte
+//   units (at_a, at_b); every next state is computed for both outcomes of the output transfer
+//   (held_hold / held_move, ...) and do_out picks one, so out_ready is one LUT level from
+//   every register.
 // =============================================================================
 `default_nettype none
 
@@ -79,11 +81,15 @@ module rtlgen_rifl_rxgear (
     assign do_out = out_valid & out_ready;
     wire flush; // the packet's last beat leaves
     assign flush = out_ready & out_last;
-    wire fits; // an input beat fits after this cycle's output transfer: fill, less 32 with a transfer, at most 32
-    assign fits = do_out ? 1'd1 : (~held[32]);
-    assign in_ready = ((~eop) & fits) | flush;
-    wire do_in;
-    assign do_in = in_valid & in_ready;
+    wire in_ready_hold; // an input beat fits without an output transfer: fill at most 32
+    assign in_ready_hold = (~eop) & (~held[32]);
+    wire in_ready_move; // an input beat fits with an output transfer: fill - 32 at most 32, or the packet's last beat leaves
+    assign in_ready_move = (~eop) | out_last;
+    assign in_ready = do_out ? in_ready_move : in_ready_hold;
+    wire take_hold; // an input beat is taken, if no output transfer
+    assign take_hold = in_valid & in_ready_hold;
+    wire take_move; // an input beat is taken, if an output transfer
+    assign take_move = in_valid & in_ready_move;
     wire [447:0] rot0; // ring bytes from rd_pos_0[3:2]*32 on
     assign rot0 = {
         (rd_pos_3[3:2] == 2'd0)
@@ -113,54 +119,72 @@ module rtlgen_rifl_rxgear (
     };
     assign out_data = rd_data & keep_mask;
 
-    // Ring writes: every cycle, taken or not, ring byte j takes input byte (j - wr_at*30) mod 120 when that is below 30:
+    // Ring writes: every cycle, taken or not, ring byte j takes input byte (j - w*30) mod 120 when that is below 30,
+    // w the write position (wr_hot, or 0 at a flush):
     // the write area lies beyond the held bytes, so an untaken beat is never read, and the enables need no transfer decision.
-    wire [3:0] wr_at; // write position of this cycle's input, one-hot (a new packet starts at 0)
-    assign wr_at = flush ? WR_FIRST : wr_hot;
-    wire [119:0] ring_we; // this cycle's write area covers ring byte j (the write position, whether the beat is taken or not)
-    assign ring_we = {
-        wr_at[3], wr_at[3], wr_at[3], wr_at[3], wr_at[3], wr_at[3], wr_at[3], wr_at[3], wr_at[3], wr_at[3], wr_at[3], wr_at[3], wr_at[3], wr_at[3],
-        wr_at[3], wr_at[3], wr_at[3], wr_at[3], wr_at[3], wr_at[3], wr_at[3], wr_at[3], wr_at[3], wr_at[3], wr_at[3], wr_at[3], wr_at[3], wr_at[3],
-        wr_at[3], wr_at[3], wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2],
-        wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[2],
-        wr_at[2], wr_at[2], wr_at[2], wr_at[2], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1],
-        wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1],
-        wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[1], wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0],
-        wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0],
-        wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0], wr_at[0]
+    wire [119:0] we_hot; // the write area at wr_hot covers ring byte j
+    assign we_hot = {
+        wr_hot[3], wr_hot[3], wr_hot[3], wr_hot[3], wr_hot[3], wr_hot[3], wr_hot[3], wr_hot[3], wr_hot[3], wr_hot[3], wr_hot[3], wr_hot[3], wr_hot[3],
+        wr_hot[3], wr_hot[3], wr_hot[3], wr_hot[3], wr_hot[3], wr_hot[3], wr_hot[3], wr_hot[3], wr_hot[3], wr_hot[3], wr_hot[3], wr_hot[3], wr_hot[3],
+        wr_hot[3], wr_hot[3], wr_hot[3], wr_hot[3], wr_hot[2], wr_hot[2], wr_hot[2], wr_hot[2], wr_hot[2], wr_hot[2], wr_hot[2], wr_hot[2], wr_hot[2],
+        wr_hot[2], wr_hot[2], wr_hot[2], wr_hot[2], wr_hot[2], wr_hot[2], wr_hot[2], wr_hot[2], wr_hot[2], wr_hot[2], wr_hot[2], wr_hot[2], wr_hot[2],
+        wr_hot[2], wr_hot[2], wr_hot[2], wr_hot[2], wr_hot[2], wr_hot[2], wr_hot[2], wr_hot[2], wr_hot[1], wr_hot[1], wr_hot[1], wr_hot[1], wr_hot[1],
+        wr_hot[1], wr_hot[1], wr_hot[1], wr_hot[1], wr_hot[1], wr_hot[1], wr_hot[1], wr_hot[1], wr_hot[1], wr_hot[1], wr_hot[1], wr_hot[1], wr_hot[1],
+        wr_hot[1], wr_hot[1], wr_hot[1], wr_hot[1], wr_hot[1], wr_hot[1], wr_hot[1], wr_hot[1], wr_hot[1], wr_hot[1], wr_hot[1], wr_hot[1], wr_hot[0],
+        wr_hot[0], wr_hot[0], wr_hot[0], wr_hot[0], wr_hot[0], wr_hot[0], wr_hot[0], wr_hot[0], wr_hot[0], wr_hot[0], wr_hot[0], wr_hot[0], wr_hot[0],
+        wr_hot[0], wr_hot[0], wr_hot[0], wr_hot[0], wr_hot[0], wr_hot[0], wr_hot[0], wr_hot[0], wr_hot[0], wr_hot[0], wr_hot[0], wr_hot[0], wr_hot[0],
+        wr_hot[0], wr_hot[0], wr_hot[0]
     };
+    wire [119:0] ring_we; // this cycle's write area covers ring byte j (at wr_hot, or bytes 0..29 after a flush; whether the beat is taken or not)
+    assign ring_we = flush ? 120'h00000000000000000000003fffffff : we_hot;
 
     // Fill level: the held bytes after the output transfer (none after a flush, shifted down by 32 after another transfer), with the kept input bytes placed above them.
-    wire [61:0] held_base; // held after the output transfer
-    assign held_base = flush ? 62'd0 : (do_out ? {32'd0, held[61:32]} : held);
     wire [61:0] keep_wide; // in_keep, zero above
     assign keep_wide = {32'd0, in_keep};
-    wire [4:0] place; // where the kept input bytes go, in 2-byte units: the fill level after the output transfer
-    assign place = flush ? 5'd0 : (do_out ? at_b : at_a);
-    wire [61:0] keep_at_2; // keep_wide moved up by 2*place[1:0] bytes
-    assign keep_at_2 = (place[1:0] == 2'd0)
+    wire [61:0] keep_at_a_2; // keep_wide moved up by 2*at_a[1:0] bytes
+    assign keep_at_a_2 = (at_a[1:0] == 2'd0)
         ? keep_wide
-        : ((place[1:0] == 2'd1) ? {keep_wide[59:0], 2'd0} : ((place[1:0] == 2'd2) ? {keep_wide[57:0], 4'd0} : {keep_wide[55:0], 6'd0}));
-    wire [61:0] keep_at_4; // keep_wide moved up by 2*place[3:0] bytes
-    assign keep_at_4 = (place[3:2] == 2'd0)
-        ? keep_at_2
-        : ((place[3:2] == 2'd1) ? {keep_at_2[53:0], 8'd0} : ((place[3:2] == 2'd2) ? {keep_at_2[45:0], 16'd0} : {keep_at_2[37:0], 24'd0}));
-    wire [61:0] keep_at; // the kept input bytes at their place
-    assign keep_at = (place[4] == 1'd0) ? keep_at_4 : {keep_at_4[29:0], 32'd0};
+        : ((at_a[1:0] == 2'd1) ? {keep_wide[59:0], 2'd0} : ((at_a[1:0] == 2'd2) ? {keep_wide[57:0], 4'd0} : {keep_wide[55:0], 6'd0}));
+    wire [61:0] keep_at_a_4; // keep_wide moved up by 2*at_a[3:0] bytes
+    assign keep_at_a_4 = (at_a[3:2] == 2'd0)
+        ? keep_at_a_2
+        : ((at_a[3:2] == 2'd1) ? {keep_at_a_2[53:0], 8'd0} : ((at_a[3:2] == 2'd2) ? {keep_at_a_2[45:0], 16'd0} : {keep_at_a_2[37:0], 24'd0}));
+    wire [61:0] keep_at_a; // the kept input bytes above the held ones
+    assign keep_at_a = (at_a[4] == 1'd0) ? keep_at_a_4 : {keep_at_a_4[29:0], 32'd0};
+    wire [61:0] keep_at_b_2; // keep_wide moved up by 2*at_b[1:0] bytes
+    assign keep_at_b_2 = (at_b[1:0] == 2'd0)
+        ? keep_wide
+        : ((at_b[1:0] == 2'd1) ? {keep_wide[59:0], 2'd0} : ((at_b[1:0] == 2'd2) ? {keep_wide[57:0], 4'd0} : {keep_wide[55:0], 6'd0}));
+    wire [61:0] keep_at_b_4; // keep_wide moved up by 2*at_b[3:0] bytes
+    assign keep_at_b_4 = (at_b[3:2] == 2'd0)
+        ? keep_at_b_2
+        : ((at_b[3:2] == 2'd1) ? {keep_at_b_2[53:0], 8'd0} : ((at_b[3:2] == 2'd2) ? {keep_at_b_2[45:0], 16'd0} : {keep_at_b_2[37:0], 24'd0}));
+    wire [61:0] keep_at_b; // the kept input bytes above the held ones less 32
+    assign keep_at_b = (at_b[4] == 1'd0) ? keep_at_b_4 : {keep_at_b_4[29:0], 32'd0};
+    wire [61:0] held_hold; // held after no output transfer
+    assign held_hold = held | ({62{take_hold}} & keep_at_a);
+    wire [61:0] held_move; // held after an output transfer: empty after a flush, else down by 32
+    assign held_move = out_last ? ({62{take_move}} & keep_wide) : ({32'd0, held[61:32]} | ({62{take_move}} & keep_at_b));
     wire [61:0] held_next;
-    assign held_next = held_base | ({62{do_in}} & keep_at);
+    assign held_next = do_out ? held_move : held_hold;
 
-    // The fill level in 2-byte units, candidates for the four transfer cases chosen by the transfers (modulo 2^5; only read within a packet).
+    // The fill level in 2-byte units (modulo 2^5; only read within a packet); after a flush it starts from 0 (at_b from -O/g).
     wire [4:0] at_a_next;
-    assign at_a_next = flush
-        ? (do_in ? IN_UNITS : 5'd0)
-        : (do_out ? (do_in ? (at_a + (IN_UNITS - OUT_UNITS)) : (at_a - OUT_UNITS)) : (do_in ? (at_a + IN_UNITS) : at_a));
+    assign at_a_next = do_out
+        ? (out_last ? (take_move ? IN_UNITS : 5'd0) : (take_move ? (at_a + (IN_UNITS - OUT_UNITS)) : (at_a - OUT_UNITS)))
+        : (take_hold ? (at_a + IN_UNITS) : at_a);
     wire [4:0] at_b_next;
-    assign at_b_next = flush
-        ? (do_in ? ((5'd0 - OUT_UNITS) + IN_UNITS) : (5'd0 - OUT_UNITS))
-        : (do_out ? (do_in ? (at_b + (IN_UNITS - OUT_UNITS)) : (at_b - OUT_UNITS)) : (do_in ? (at_b + IN_UNITS) : at_b));
-    wire [3:0] wr_next; // the write position after an input transfer: 30 bytes on
-    assign wr_next = do_in ? {wr_at[2:0], wr_at[3]} : wr_at;
+    assign at_b_next = do_out
+        ? (out_last
+            ? (take_move ? ((5'd0 - OUT_UNITS) + IN_UNITS) : (5'd0 - OUT_UNITS))
+            : (take_move ? (at_b + (IN_UNITS - OUT_UNITS)) : (at_b - OUT_UNITS)))
+        : (take_hold ? (at_b + IN_UNITS) : at_b);
+    wire [3:0] wr_hot_on; // wr_hot 30 bytes on
+    assign wr_hot_on = {wr_hot[2:0], wr_hot[3]};
+    wire [3:0] wr_next; // the write position after an input transfer: 30 bytes on (from 0 after a flush)
+    assign wr_next = do_out ? (out_last ? (take_move ? 4'h2 : WR_FIRST) : (take_move ? wr_hot_on : wr_hot)) : (take_hold ? wr_hot_on : wr_hot);
+    wire eop_next;
+    assign eop_next = do_out ? (take_move ? in_last : (eop & (~out_last))) : (take_hold ? in_last : eop);
     wire [3:0] rd_step_0;
     assign rd_step_0 = (rd_pos_0 <= (RD_LAST - RD_STEP)) ? (rd_pos_0 + RD_STEP) : (rd_pos_0 - ((RD_LAST + 4'd1) - RD_STEP));
     wire [3:0] rd_next_0;
@@ -197,11 +221,7 @@ module rtlgen_rifl_rxgear (
             rd_pos_2 <= rd_next_2;
             rd_pos_3 <= rd_next_3;
             wr_hot <= wr_next;
-            if (do_in) begin
-                eop <= in_last;
-            end else if (flush) begin
-                eop <= 1'd0;
-            end
+            eop <= eop_next;
         end
     end
     always @(posedge clk) begin

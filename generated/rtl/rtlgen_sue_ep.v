@@ -44,7 +44,7 @@
 //   leaves the packer in T+3) + 1 more PDU beat(s) of a one-command PDU (cmd_bytes /
 //   data_bytes = 2; the transport stores a PDU whole) + transport 2 (from the PDU's last beat
 //   to its first beat on m_axis_tx). A longer PDU adds its extra beats.
-//   RX latency 2: as the transport's, from the last beat of a good in-order PDU taken on
+//   RX latency 3: as the transport's, from the last beat of a good in-order PDU taken on
 //   s_axis_rx to its first command beat on m_axis_cmd.
 //   tx_vc_pause pauses both the packer's VC selection and the transport's PDU starts.
 //   local_xpuid (input, 10 bits): this XPU's id, sent as the RH xpuid of every PDU and read

@@ -41,9 +41,9 @@
 //   transport's m_axis_tx as the PDU's first beat in T+2 (the PDU is stored whole in its slot
 //   in T, decided in T+1, its first beat presented in T+2); the next PDU is decided in the
 //   cycle its predecessor's tail is taken, so PDUs leave back to back.
-//   RX latency 2: the last beat of a good in-order data PDU taken on s_axis_rx in cycle T (the
-//   PDU is checked and committed at its tlast) gives its first command beat on m_axis_cmd in
-//   T+2 when that output is idle and its VC not paused.
+//   RX latency 3: the last beat of a good in-order data PDU taken on s_axis_rx in cycle T (the
+//   PDU's checks are registered at its tlast, its verdict commits it in T+1) gives its first
+//   command beat on m_axis_cmd in T+3 when that output is idle and its VC not paused.
 //   local_xpuid (input, 10 bits): this XPU's id, sent as the RH xpuid of every PDU and read
 //   when each PDU's RH is built; it must be below num_xpu (peers drop PDUs from an id >=
 //   num_xpu as header errors). Tie it to a strap or a register and change it only while rst is
@@ -642,9 +642,9 @@ module rtlgen_sue_ep_transport (
         end
     end
 
-    // RX: beat 0 holds the RH; each later beat completes one payload beat {its low 8 bytes, the previous beat's top bytes}, written tentatively into its VC buffer; at tlast the checks run in order (frame, shape, R-CRC, header, partition) and an in-order PDU is committed.
+    // RX: beat 0 holds the RH; each later beat completes one payload beat {its low 8 bytes, the previous beat's top bytes}, written tentatively into its VC buffer; at tlast the checks run (frame, shape, R-CRC, header, partition) and are registered; the verdict a cycle later takes them in that order and commits an in-order PDU.
     reg rx_busy_q; // inside a received PDU
-    reg [63:0] rx_rh_q; // RH bytes of the PDU
+    reg [63:0] rx_rh_q; // RH bytes of the PDU (held to its verdict)
     reg [63:0] rx_hold_q; // top bytes of the previous beat
     reg [4:0] rx_beat_q; // beat index (saturates at PACK_BEATS + 1)
     reg [31:0] rx_crc_q; // R-CRC register over the beats so far
@@ -667,8 +667,17 @@ module rtlgen_sue_ep_transport (
     reg [4:0] v1_mt; // PDU queue tail
     reg [5:0] v1_mc; // PDUs queued
     reg [4:0] v1_hd; // commands of the head PDU delivered
-    wire rx_room; // every VC buffer can take a maximum PDU
-    assign rx_room = (v0_used <= RX_ROOM) & (v1_used <= RX_ROOM);
+    reg rv_end_q; // a PDU ended last cycle: its verdict is now
+    reg rv_ferr_q; // its frame error
+    reg rv_lenerr_q; // its shape error
+    reg rv_crc_ok_q; // its R-CRC matched
+    reg rv_hdr_bad_q; // its header check failed
+    reg [4:0] rv_beats_q; // its payload beats (0: a control PDU)
+    reg [4:0] rv_nc_q; // its whole commands
+    reg [3:0] sr_sel_q; // the space its RH names, one-hot (zero if none)
+    wire rx_room; // every VC buffer can take a maximum PDU besides the PDU awaiting its verdict
+    assign rx_room = (({1'd0, v0_used} + ((rv_end_q & (rx_rh_q[39:38] == 2'd0)) ? {3'd0, rv_beats_q} : 8'd0)) <= {1'd0, RX_ROOM})
+        & (({1'd0, v1_used} + ((rv_end_q & (rx_rh_q[39:38] == 2'd1)) ? {3'd0, rv_beats_q} : 8'd0)) <= {1'd0, RX_ROOM});
     wire rx_ready;
     assign rx_ready = rx_busy_q | rx_room;
     wire rx_fire;
@@ -779,51 +788,77 @@ module rtlgen_sue_ep_transport (
     assign rx_crc_nxt[31] = ^(rstp_in & 160'hf47b62d704d101df481b4e5af182fa07eb46de2f);
     wire rx_end; // a PDU ends
     assign rx_end = rx_fire & s_axis_rx_tlast;
-    wire crc_ok;
+    wire crc_ok; // the last beat's R-CRC matches (registered for the verdict)
     assign crc_ok = rx_fin == s_axis_rx_tdata[95:64];
-    wire [1:0] r_op;
-    assign r_op = rh_w[5:4];
-    wire [9:0] r_xpu; // source xpuid
-    assign r_xpu = {rh_w[1:0], rh_w[15:8]};
-    wire [15:0] r_psn;
-    assign r_psn = {rh_w[23:16], rh_w[31:24]};
-    wire [1:0] r_vc;
-    assign r_vc = rh_w[39:38];
-    wire [9:0] part_unused; // partition is not checked
-    assign part_unused = {rh_w[33:32], rh_w[47:40]};
-    wire [15:0] r_rpsn;
-    assign r_rpsn = {rh_w[55:48], rh_w[63:56]};
+    wire [9:0] rh_xpu; // source xpuid of the arriving RH
+    assign rh_xpu = {rh_w[1:0], rh_w[15:8]};
     wire hdr_bad; // ver, op 3, xpuid or vc
-    assign hdr_bad = (rh_w[7:6] != 2'd0) | (r_op == OP_RESERVED) | (r_xpu >= 10'd4) | (r_vc >= 2'd2);
+    assign hdr_bad = (rh_w[7:6] != 2'd0) | (rh_w[5:4] == OP_RESERVED) | (rh_xpu >= 10'd4) | (rh_w[39:38] >= 2'd2);
+    wire [3:0] rh_sel; // space the arriving RH names, one-hot (zero if none)
+    assign rh_sel = {rh_xpu == 10'd3, rh_xpu == 10'd2, rh_xpu == 10'd1, rh_xpu == 10'd0};
+    always @(posedge clk) begin
+        if (rst) begin
+            rv_end_q <= 1'd0;
+            rv_ferr_q <= 1'd0;
+            rv_lenerr_q <= 1'd0;
+            rv_crc_ok_q <= 1'd0;
+            rv_hdr_bad_q <= 1'd0;
+            rv_beats_q <= 5'd0;
+            rv_nc_q <= 5'd0;
+            sr_sel_q <= 4'd0;
+        end else begin
+            rv_end_q <= rx_end;
+            if (rx_end) begin
+                rv_ferr_q <= rx_ferr;
+                rv_lenerr_q <= rx_lenerr;
+                rv_crc_ok_q <= crc_ok;
+                rv_hdr_bad_q <= hdr_bad;
+                rv_beats_q <= rx_beat;
+                rv_nc_q <= nc2;
+                sr_sel_q <= rh_sel;
+            end
+        end
+    end
     // verilator lint_off UNUSED
     // verilator lint_on UNUSED
+    wire [1:0] r_op;
+    assign r_op = rx_rh_q[5:4];
+    wire [9:0] r_xpu; // source xpuid
+    assign r_xpu = {rx_rh_q[1:0], rx_rh_q[15:8]};
+    wire [15:0] r_psn;
+    assign r_psn = {rx_rh_q[23:16], rx_rh_q[31:24]};
+    wire [1:0] r_vc;
+    assign r_vc = rx_rh_q[39:38];
+    wire [15:0] r_rpsn;
+    assign r_rpsn = {rx_rh_q[55:48], rx_rh_q[63:56]};
     wire e_frame;
-    assign e_frame = rx_end & rx_ferr;
+    assign e_frame = rv_end_q & rv_ferr_q;
     wire e_len;
-    assign e_len = rx_end & (~rx_ferr) & rx_lenerr;
+    assign e_len = rv_end_q & (~rv_ferr_q) & rv_lenerr_q;
     wire e_crc;
-    assign e_crc = rx_end & (~rx_ferr) & (~rx_lenerr) & (~crc_ok);
+    assign e_crc = rv_end_q & (~rv_ferr_q) & (~rv_lenerr_q) & (~rv_crc_ok_q);
     wire pre_ok; // frame, shape and R-CRC good
-    assign pre_ok = rx_end & (~rx_ferr) & (~rx_lenerr) & crc_ok;
+    assign pre_ok = rv_end_q & (~rv_ferr_q) & (~rv_lenerr_q) & rv_crc_ok_q;
     wire e_hdr;
-    assign e_hdr = pre_ok & hdr_bad;
+    assign e_hdr = pre_ok & rv_hdr_bad_q;
     wire r_ok; // the PDU passed every check
-    assign r_ok = pre_ok & (~hdr_bad);
-    wire [3:0] sr_sel; // space the RH names, one-hot (zero if none)
-    assign sr_sel = {r_xpu == 10'd3, r_xpu == 10'd2, r_xpu == 10'd1, r_xpu == 10'd0};
+    assign r_ok = pre_ok & (~rv_hdr_bad_q);
     wire [3:0] sr_oh; // space of a good received PDU, one-hot
-    assign sr_oh = sr_sel & {4{r_ok}};
+    assign sr_oh = sr_sel_q & {4{r_ok}};
     wire [1:0] sr_i;
-    assign sr_i[0] = ^(sr_sel & 4'ha);
-    assign sr_i[1] = ^(sr_sel & 4'hc);
+    assign sr_i[0] = ^(sr_sel_q & 4'ha);
+    assign sr_i[1] = ^(sr_sel_q & 4'hc);
     wire [15:0] r_una;
-    assign r_una = (s0_una & {16{sr_sel[0]}}) | (s1_una & {16{sr_sel[1]}}) | (s2_una & {16{sr_sel[2]}}) | (s3_una & {16{sr_sel[3]}});
+    assign r_una = (s0_una & {16{sr_sel_q[0]}}) | (s1_una & {16{sr_sel_q[1]}}) | (s2_una & {16{sr_sel_q[2]}}) | (s3_una & {16{sr_sel_q[3]}});
     wire [3:0] r_hwm; // hwm's window bits (it is within a window of una)
-    assign r_hwm = (s0_hwm[3:0] & {4{sr_sel[0]}}) | (s1_hwm[3:0] & {4{sr_sel[1]}}) | (s2_hwm[3:0] & {4{sr_sel[2]}}) | (s3_hwm[3:0] & {4{sr_sel[3]}});
+    assign r_hwm = (s0_hwm[3:0] & {4{sr_sel_q[0]}})
+        | (s1_hwm[3:0] & {4{sr_sel_q[1]}})
+        | (s2_hwm[3:0] & {4{sr_sel_q[2]}})
+        | (s3_hwm[3:0] & {4{sr_sel_q[3]}});
     wire [15:0] r_cacc;
-    assign r_cacc = (s0_cacc & {16{sr_sel[0]}}) | (s1_cacc & {16{sr_sel[1]}}) | (s2_cacc & {16{sr_sel[2]}}) | (s3_cacc & {16{sr_sel[3]}});
+    assign r_cacc = (s0_cacc & {16{sr_sel_q[0]}}) | (s1_cacc & {16{sr_sel_q[1]}}) | (s2_cacc & {16{sr_sel_q[2]}}) | (s3_cacc & {16{sr_sel_q[3]}});
     wire [15:0] r_epsn;
-    assign r_epsn = (s0_epsn & {16{sr_sel[0]}}) | (s1_epsn & {16{sr_sel[1]}}) | (s2_epsn & {16{sr_sel[2]}}) | (s3_epsn & {16{sr_sel[3]}});
+    assign r_epsn = (s0_epsn & {16{sr_sel_q[0]}}) | (s1_epsn & {16{sr_sel_q[1]}}) | (s2_epsn & {16{sr_sel_q[2]}}) | (s3_epsn & {16{sr_sel_q[3]}});
     wire [15:0] r_du; // rpsn - una
     assign r_du = r_rpsn - r_una;
     wire [3:0] r_dh; // hwm - una (at most WINDOW)
@@ -853,11 +888,11 @@ module rtlgen_sue_ep_transport (
     wire moved; // the ACK/NACK frees slots
     assign moved = ackev & (~(una2[3:0] == r_una[3:0]));
     wire r_ctrl; // a good control PDU
-    assign r_ctrl = r_ok & (rx_beat == 5'd0);
+    assign r_ctrl = r_ok & (rv_beats_q == 5'd0);
     wire [15:0] r_delta; // psn - epsn
     assign r_delta = r_psn - r_epsn;
     wire r_data;
-    assign r_data = r_ok & (rx_beat != 5'd0);
+    assign r_data = r_ok & (rv_beats_q != 5'd0);
     wire r_accept; // expected PSN: commit
     assign r_accept = r_data & (r_delta == 16'd0);
     wire r_gap; // ahead: drop, NACK once
@@ -879,6 +914,9 @@ module rtlgen_sue_ep_transport (
         end else begin
             if (rx_fire) begin
                 rx_hold_q <= s_axis_rx_tdata[127:64];
+                if (rx_first) begin
+                    rx_rh_q <= rh_w;
+                end
                 if (s_axis_rx_tlast) begin
                     rx_busy_q <= 1'd0;
                 end else begin
@@ -889,7 +927,6 @@ module rtlgen_sue_ep_transport (
                     rx_kerr_q <= rx_kerr;
                     rx_nc_q <= nc2;
                     if (rx_first) begin
-                        rx_rh_q <= rh_w;
                         rx_vc_q <= rx_vc_w;
                     end
                     rx_cb_q <= cb2;
@@ -1407,7 +1444,7 @@ module rtlgen_sue_ep_transport (
         .clk     (clk),
         .wr_en   (r_accept),
         .wr_addr (mq_waddr),
-        .wr_data ({r_xpu, {5'd0, nc2}}),
+        .wr_data ({r_xpu, {5'd0, rv_nc_q}}),
         .rd_addr ({ov2[0:0], o_mh}),
         .rd_data (mq_rd)
     );
@@ -1472,9 +1509,9 @@ module rtlgen_sue_ep_transport (
         end
     end
     wire [6:0] acc_beats; // payload beats of an accepted PDU
-    assign acc_beats = {2'd0, rx_beat};
+    assign acc_beats = {2'd0, rv_beats_q};
     wire [5:0] acc_ptr;
-    assign acc_ptr = {1'd0, rx_beat};
+    assign acc_ptr = {1'd0, rv_beats_q};
     wire v0_acc;
     assign v0_acc = r_accept & (r_vc == 2'd0);
     wire v0_rd;
@@ -1632,7 +1669,7 @@ module rtlgen_sue_ep_transport (
             if (s_axis_pdu_tvalid & (~pdu_ready) & (cnt_tx_win_stall_q != CNT_MAX)) begin
                 cnt_tx_win_stall_q <= cnt_tx_win_stall_q + 32'd1;
             end
-            if (rx_end & (cnt_rx_pdu_q != CNT_MAX)) begin
+            if (rv_end_q & (cnt_rx_pdu_q != CNT_MAX)) begin
                 cnt_rx_pdu_q <= cnt_rx_pdu_q + 32'd1;
             end
             if (e_frame & (cnt_rx_frame_err_q != CNT_MAX)) begin

@@ -328,6 +328,11 @@ impl Bits {
         self.words.iter().all(|&w| w == 0)
     }
 
+    /// The index of the lowest set bit, `None` when every bit is zero.
+    pub fn lowest_set(&self) -> Option<usize> {
+        self.words.iter().enumerate().find(|(_, &w)| w != 0).map(|(i, w)| 64 * i + w.trailing_zeros() as usize)
+    }
+
     /// Clears the bits above `width` in the top word (the representation invariant).
     fn mask_top(&mut self) {
         let r = self.width % 64;

@@ -226,6 +226,14 @@ impl Tree {
         &self.manifest
     }
 
+    /// The same tree with one more module entry: a top the generator writes outside `rtl/` (the
+    /// FPGA demos under `demo/`), which the manifest does not list, built like any module.
+    pub fn with_module(&self, module: Module) -> Tree {
+        let mut t = self.clone();
+        t.manifest.modules.push(module);
+        t
+    }
+
     /// Names of all modules, in manifest order.
     pub fn module_names(&self) -> impl Iterator<Item = &str> {
         self.manifest.modules.iter().map(|m| m.name.as_str())

@@ -1,7 +1,8 @@
 //! `rtl-gen fpga [DIR] [--module M]… [--family ecp5|ice40] [--device D] [--freq MHZ] [--seed S]
 //! [--router router1|router2] [--placer heap|static] [--lut-map wide|lut4] [--keep-ram-hints] [--bitstream] [--pnr-timeout S] [--json FILE] [-j N]`: each module inside its measurement wrapper through
 //! synthesis, place and route (and the bitstream): utilisation and Fmax per module.
-//! `rtl-gen fpga --demo [--bitstream]`: the tree's RIFL loopback demo top instead.
+//! `rtl-gen fpga --demo [--two-clock] [--bitstream]`: the tree's RIFL loopback demo top (or its
+//! two-clock demo of the recovered-clock node) instead.
 
 use super::synth::write_file;
 use super::CmdResult;
@@ -87,6 +88,12 @@ pub struct Args {
     /// generator, a checker and counters on pins) instead of measuring modules.
     #[arg(long, conflicts_with = "modules")]
     pub demo: bool,
+    /// With --demo: the two-clock demo instead (`demo/<node>_demo_pair.v`: two copies of the
+    /// recovered-clock RIFL node on unrelated clocks a_clk and b_clk, free_clk for their
+    /// compensation; each clock timed and reported on its own: a_clk and b_clk at --freq,
+    /// free_clk at 25/40 of it).
+    #[arg(long, requires = "demo")]
+    pub two_clock: bool,
     /// Where to write the JSON report (default target/fpga/<design>.json).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
@@ -136,8 +143,14 @@ pub fn run(a: Args) -> CmdResult {
     }
     fpga::check_tools(family, a.bitstream)?;
     let work = a.work.clone().unwrap_or_else(|| PathBuf::from(format!("target/fpga/{}", manifest.design)));
+    let demo = if a.two_clock {
+        use rtl_gen::output::demo_pair::{FREE_MHZ, FREQ_MHZ};
+        fpga::Demo::TwoClock { tx_mhz: FREQ_MHZ, free_mhz: FREE_MHZ }
+    } else {
+        fpga::Demo::Loopback
+    };
     if a.demo {
-        names = vec![format!("{}_demo", manifest.design)];
+        names = vec![format!("{}_demo{}", manifest.design, if a.two_clock { "_pair" } else { "" })];
     } else if a.modules.is_empty() {
         // A whole-tree run measures what the wrapper can drive and says what it leaves out; a
         // module named with --module is built or refused with the reason.
@@ -151,7 +164,7 @@ pub fn run(a: Args) -> CmdResult {
     }
     let indexed: Vec<(usize, &String)> = names.iter().enumerate().collect();
     let mut results = parallel_map(&indexed, a.jobs as usize, |&(i, name)| {
-        let r = if a.demo { fpga::build_demo(&a.tree, &manifest, &target, &work.join(name)) } else { fpga::build_module(&a.tree, &manifest, name, &target, &work.join(name)) };
+        let r = if a.demo { fpga::build_demo(&a.tree, &manifest, demo, &target, &work.join(name)) } else { fpga::build_module(&a.tree, &manifest, name, &target, &work.join(name)) };
         if let Ok(row) = &r {
             let what = if !row.fits { "does not fit" } else if row.pnr_stopped { "stopped place and route of" } else { "placed and routed" };
             eprintln!("{what} {} in {:.1} s", row.module, row.seconds.synth + row.seconds.pnr + row.seconds.bitstream);

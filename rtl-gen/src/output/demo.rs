@@ -45,10 +45,10 @@ pub const FREQ_MHZ: u32 = 40;
 pub const PACKET_BEATS: u32 = 16;
 
 /// Width of the demo's pin counters.
-const COUNT_BITS: u32 = 32;
+pub(super) const COUNT_BITS: u32 = 32;
 
 /// The line bit a line-error injection flips: inside the scrambled payload of lane 0.
-fn flip_bit(line_bits: u32) -> u32 {
+pub(super) fn flip_bit(line_bits: u32) -> u32 {
     40 % line_bits
 }
 
@@ -84,14 +84,14 @@ pub fn top_notes() -> Vec<String> {
 }
 
 /// The LFSR's next state: a Galois step right by one with the taps.
-fn lfsr_step(state: &str) -> Expr {
+pub(super) fn lfsr_step(state: &str) -> Expr {
     Expr::xor(cat(vec![Expr::zero(), Expr::slice(state, 31, 1)]), Expr::mux(Expr::bit(state, 0), id("LFSR_TAPS"), dec(32, 0)))
 }
 
 /// A beat of `w` bits from the LFSR state `state`: the state in every 32-bit word, word i
 /// XORed with i times an odd constant so no two words of a beat are equal; declared as
 /// `<name>_words` (whole words) and `name` (the beat).
-fn beat(items: &mut Vec<Item>, name: &str, state: &str, w: u32, doc: &str) {
+pub(super) fn beat(items: &mut Vec<Item>, name: &str, state: &str, w: u32, doc: &str) {
     let words = w.div_ceil(32);
     let parts = (0..words).rev().map(|i| Expr::xor(id(state), Expr::konst(32, (i as u64 * 0x9E37_79B9u64) as u32 as u128))).collect();
     if words * 32 == w {
@@ -104,7 +104,7 @@ fn beat(items: &mut Vec<Item>, name: &str, state: &str, w: u32, doc: &str) {
 }
 
 /// `line_pending` at line bit `flip`, zeros elsewhere: the cable's error pattern.
-fn line_error(lines: u32, flip: u32) -> Expr {
+pub(super) fn line_error(lines: u32, flip: u32) -> Expr {
     let mut parts = Vec::new();
     if flip + 1 < lines {
         parts.push(dec(lines - 1 - flip, 0));

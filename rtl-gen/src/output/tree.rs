@@ -9,6 +9,7 @@
 use super::banner::{self, Provenance};
 use super::cdc_constraints;
 use super::demo;
+use super::demo_pair;
 use crate::header::{prepend, CommentStyle, HeaderContext, HeaderError};
 use crate::blocks;
 use crate::config::Design;
@@ -300,6 +301,32 @@ pub fn try_build(elab: &Elaborated, layout: Layout) -> Result<FileSet, HeaderErr
     if let (Some(d), Some(c)) = (&demo, &core_demo) {
         files.insert(layout.root.join(&c.top_file), header(HeaderContext::design_file(name, &c.top_file), CommentStyle::Slash, demo::top_text(d))?);
         files.insert(layout.root.join(&c.tb_file), header(HeaderContext::design_file(name, &c.tb_file), CommentStyle::Slash, demo::tb_text(d))?);
+    }
+    // The two-clock FPGA demo of the design's first recovered-clock RIFL node that takes whole
+    // frames and compensates (two copies on unrelated clocks), when it has one.
+    let pair_node = elab.modules.iter().find(|m| m.role == Role::Node && m.kind == "rifl" && m.port("rx_clk").is_some() && m.port("tx_fast_clk").is_none() && m.port("free_clk").is_some());
+    let pair_params = pair_node.map(|m| blocks::annotated_params(m.kind, &blocks::param_texts(m.kind, &m.params))).unwrap_or_default();
+    let pair = pair_node.and_then(|m| {
+        let width = |p: &str| m.port(p).map(|p| p.width);
+        let lanes = width("rx_clk")?;
+        Some(demo_pair::PairNode {
+            design: name,
+            regenerate: &layout.regenerate,
+            node: m.name(),
+            block: block_names[m.block],
+            params: &pair_params,
+            user_bits: width("s_axis_tdata")?,
+            line_bits: width("tx_frame")?,
+            lanes,
+            level_bits: width("rx_cdc_level")? / lanes,
+            reset: m.module.reset?,
+        })
+    });
+    if let Some(p) = &pair {
+        for (module, text) in [(demo_pair::top_name(p.node), demo_pair::top_text(p)), (demo_pair::tb_name(p.node), demo_pair::tb_text(p))] {
+            let file = format!("demo/{module}.v");
+            files.insert(layout.root.join(&file), header(HeaderContext::design_file(name, &file), CommentStyle::Slash, text)?);
+        }
     }
     files.insert(
         layout.root.join(&core),

@@ -20,25 +20,27 @@ struct Clocks {
     user: PortId,
     resets: [PortId; 2],
     low: bool,
+    /// user_clk edges per clk edge (`user_clk_ratio`).
+    ratio: usize,
 }
 
 impl Clocks {
-    fn of(dut: &Dut) -> Result<Clocks, SimError> {
+    fn of(dut: &Dut, ratio: usize) -> Result<Clocks, SimError> {
         let low = dut.port("rst_n").is_ok();
         let resets = if low { [dut.port("rst_n")?, dut.port("user_rst_n")?] } else { [dut.port("rst")?, dut.port("user_rst")?] };
-        Ok(Clocks { clk: dut.port("clk")?, user: dut.port("user_clk")?, resets, low })
+        Ok(Clocks { clk: dut.port("clk")?, user: dut.port("user_clk")?, resets, low, ratio })
     }
 
     /// Both domains in reset for a few clk cycles, then `start` user_clk edges before the first
     /// clk edge after release (any phase out of reset).
-    fn reset(&self, dut: &mut Dut, t: usize) -> Result<(), SimError> {
+    fn reset(&self, dut: &mut Dut) -> Result<(), SimError> {
         for &p in &self.resets {
             dut.set_port_u64(p, u64::from(!self.low))?;
         }
         for _ in 0..3 {
             self.shared_edge(dut)?;
             self.fall(dut)?;
-            for _ in 1..t {
+            for _ in 1..self.ratio {
                 self.user_edge(dut)?;
                 self.fall(dut)?;
             }
@@ -47,6 +49,21 @@ impl Clocks {
             dut.set_port_u64(p, u64::from(self.low))?;
         }
         dut.eval();
+        Ok(())
+    }
+
+    /// The start of one run: reset, nothing offered and nothing accepted, then `start` user_clk
+    /// edges alone (the model's `user_edge` with them) before the first clk edge, so every phase
+    /// of user_clk against clk is tried.
+    fn start_run(&self, dut: &mut Dut, empty: &Beat, start: usize, mut user_edge: impl FnMut()) -> Result<(), SimError> {
+        self.reset(dut)?;
+        set_beat(dut, "in", None, empty)?;
+        dut.set_u64("out_ready", 0)?;
+        for _ in 0..start {
+            user_edge();
+            self.user_edge(dut)?;
+            self.fall(dut)?;
+        }
         Ok(())
     }
 
@@ -151,145 +168,154 @@ struct Traffic {
 
 const TRAFFIC: [Traffic; 3] = [Traffic { offer: 1.0, accept: 1.0 }, Traffic { offer: 0.6, accept: 1.0 }, Traffic { offer: 0.8, accept: 0.5 }];
 
+/// What a stage takes in: user beats (the TX stage) or clk groups of `user_clk_ratio` beats (RX).
+#[derive(Debug, Clone, Copy)]
+enum Input {
+    UserBeats,
+    ClkGroups,
+}
+
+/// A stage under test: its simulation, its clocks, user beat width `w`, ratio `t`, edges per
+/// run, and an idle input beat.
+struct Stage {
+    dut: Dut,
+    clocks: Clocks,
+    w: usize,
+    t: usize,
+    edges: usize,
+    empty: Beat,
+}
+
+impl Stage {
+    fn build(bench: &Bench, m: &ElabModule, opts: &Options, input: Input) -> Result<Stage, SimError> {
+        let bp = super::kind_params::<RiflBondParams>(m)?;
+        let (w, t) = (bp.user_bits as usize, bp.user_clk_ratio as usize);
+        let dut = Dut::build_named(bench.tree(), m.name(), &format!("cosim_{}", m.name()))?;
+        let clocks = Clocks::of(&dut, t)?;
+        let edges = (opts.vectors as usize / (t * TRAFFIC.len())).max(400);
+        let empty = Beat::empty(match input {
+            Input::UserBeats => w,
+            Input::ClkGroups => t * w,
+        });
+        Ok(Stage { dut, clocks, w, t, edges, empty })
+    }
+}
+
+/// Every run of a stage: each phase of user_clk against clk, under each traffic.
+fn runs(t: usize) -> impl Iterator<Item = (usize, Traffic)> {
+    (0..t).flat_map(|start| TRAFFIC.into_iter().map(move |traffic| (start, traffic)))
+}
+
 /// `temporal_bond_tx`: user beats in, groups out to clk.
 pub fn bond_tx(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
-    let bp = super::kind_params::<RiflBondParams>(m)?;
-    let (w, t) = (bp.user_bits as usize, bp.user_clk_ratio as usize);
-    let mut dut = Dut::build_named(bench.tree(), m.name(), &format!("cosim_{}", m.name()))?;
-    let clocks = Clocks::of(&dut)?;
+    let Stage { mut dut, clocks, w, t, edges, empty } = Stage::build(bench, m, opts, Input::UserBeats)?;
     let mut tally = Tally::default();
-    let edges = (opts.vectors as usize / (t * TRAFFIC.len())).max(400);
-    let empty = Beat::empty(w);
-    for start in 0..t {
-        for traffic in TRAFFIC {
-            clocks.reset(&mut dut, t)?;
-            let mut model = BondTx::new(w as u32, t as u32);
-            // Pre-edges: `start` user_clk edges before the first clk edge (nothing offered).
-            set_beat(&mut dut, "in", None, &empty)?;
-            dut.set_u64("out_ready", 0)?;
-            for _ in 0..start {
-                model.fast_edge(None, false);
+    for (start, traffic) in runs(t) {
+        let mut model = BondTx::new(w as u32, t as u32);
+        clocks.start_run(&mut dut, &empty, start, || model.fast_edge(None, false))?;
+        let (mut sent, mut crossed) = (Vec::new(), Vec::new());
+        let mut pending: std::collections::VecDeque<Beat> = Default::default();
+        let mut offered: Option<Beat> = None;
+        let mut out_ready = false;
+        for e in 0..edges {
+            let shared = e % t == 0;
+            if pending.is_empty() {
+                let beats = rng.range(1, 3 * t as u64 + 1) as usize;
+                pending.extend(packet(w / 8, beats, false, rng));
+            }
+            // AXI: an offered beat stays until taken.
+            if offered.is_none() && rng.chance(traffic.offer) {
+                offered = pending.pop_front();
+            }
+            set_beat(&mut dut, "in", offered.as_ref(), &empty)?;
+            dut.eval();
+            tally.compare(tally.cycles, "in_ready", model.in_ready(), dut.get_u64("in_ready")? == 1);
+            let taken = offered.is_some() && model.in_ready();
+            if shared && model.out.is_some() && out_ready {
+                crossed.push(model.out_beat());
+            }
+            model.fast_edge(offered.as_ref(), out_ready);
+            if shared {
+                model.clk_edge();
+                clocks.shared_edge(&mut dut)?;
+                // The clk side's ready is a clk register: it changes after clk edges only.
+                out_ready = rng.chance(traffic.accept);
+                dut.set_u64("out_ready", u64::from(out_ready))?;
+            } else {
                 clocks.user_edge(&mut dut)?;
-                clocks.fall(&mut dut)?;
             }
-            let (mut sent, mut crossed) = (Vec::new(), Vec::new());
-            let mut pending: std::collections::VecDeque<Beat> = Default::default();
-            let mut offered: Option<Beat> = None;
-            let mut out_ready = false;
-            for e in 0..edges {
-                let shared = e % t == 0;
-                if pending.is_empty() {
-                    let beats = rng.range(1, 3 * t as u64 + 1) as usize;
-                    pending.extend(packet(w / 8, beats, false, rng));
-                }
-                // AXI: an offered beat stays until taken.
-                if offered.is_none() && rng.chance(traffic.offer) {
-                    offered = pending.pop_front();
-                }
-                set_beat(&mut dut, "in", offered.as_ref(), &empty)?;
-                dut.eval();
-                tally.compare(tally.cycles, "in_ready", model.in_ready(), dut.get_u64("in_ready")? == 1);
-                let taken = offered.is_some() && model.in_ready();
-                if shared && model.out.is_some() && out_ready {
-                    crossed.push(model.out_beat());
-                }
-                model.fast_edge(offered.as_ref(), out_ready);
-                if shared {
-                    model.clk_edge();
-                    clocks.shared_edge(&mut dut)?;
-                    // The clk side's ready is a clk register: it changes after clk edges only.
-                    out_ready = rng.chance(traffic.accept);
-                    dut.set_u64("out_ready", u64::from(out_ready))?;
-                } else {
-                    clocks.user_edge(&mut dut)?;
-                }
-                if taken {
-                    sent.push(offered.take().expect("the taken beat"));
-                }
-                compare_beat(&mut tally, "out", model.out.clone(), get_beat(&dut, "out")?);
-                tally.compare(tally.cycles, "in_ready", model.in_ready(), dut.get_u64("in_ready")? == 1);
-                clocks.fall(&mut dut)?;
-                tally.vectors += 1;
-                tally.cycles += 1;
+            if taken {
+                sent.push(offered.take().expect("the taken beat"));
             }
-            // Every group that crossed is the next bytes of the packets sent, in order.
-            let (s, c) = (stream_bytes(&sent), stream_bytes(&crossed));
-            tally.compare(tally.cycles, "groups crossed are the beats sent, in order", true, !c.is_empty() && s.starts_with(&c));
+            compare_beat(&mut tally, "out", model.out.clone(), get_beat(&dut, "out")?);
+            tally.compare(tally.cycles, "in_ready", model.in_ready(), dut.get_u64("in_ready")? == 1);
+            clocks.fall(&mut dut)?;
+            tally.vectors += 1;
+            tally.cycles += 1;
         }
+        // Every group that crossed is the next bytes of the packets sent, in order.
+        let (s, c) = (stream_bytes(&sent), stream_bytes(&crossed));
+        tally.compare(tally.cycles, "groups crossed are the beats sent, in order", true, !c.is_empty() && s.starts_with(&c));
     }
     Ok(tally)
 }
 
 /// `temporal_bond_rx`: groups in from clk, user beats out.
 pub fn bond_rx(bench: &Bench, m: &ElabModule, opts: &Options, rng: &mut TestRng) -> Result<Tally, SimError> {
-    let bp = super::kind_params::<RiflBondParams>(m)?;
-    let (w, t) = (bp.user_bits as usize, bp.user_clk_ratio as usize);
-    let mut dut = Dut::build_named(bench.tree(), m.name(), &format!("cosim_{}", m.name()))?;
-    let clocks = Clocks::of(&dut)?;
+    let Stage { mut dut, clocks, w, t, edges, empty } = Stage::build(bench, m, opts, Input::ClkGroups)?;
     let mut tally = Tally::default();
-    let edges = (opts.vectors as usize / (t * TRAFFIC.len())).max(400);
-    let empty = Beat::empty(t * w);
-    for start in 0..t {
-        for traffic in TRAFFIC {
-            clocks.reset(&mut dut, t)?;
-            let mut model = BondRx::new(w as u32, t as u32);
-            set_beat(&mut dut, "in", None, &empty)?;
-            dut.set_u64("out_ready", 0)?;
-            for _ in 0..start {
-                model.fast_edge(None, false);
+    for (start, traffic) in runs(t) {
+        let mut model = BondRx::new(w as u32, t as u32);
+        clocks.start_run(&mut dut, &empty, start, || model.fast_edge(None, false))?;
+        let (mut sent, mut got) = (Vec::new(), Vec::new());
+        let mut pending: std::collections::VecDeque<Beat> = Default::default();
+        let mut offered: Option<Beat> = None;
+        let (mut full_rate_gaps, mut busy) = (0usize, false);
+        // At full rate groups are whole (T beats each), so the beats never stop once they flow.
+        let full_rate = traffic.offer == 1.0 && traffic.accept == 1.0;
+        for e in 0..edges {
+            let shared = e % t == 0;
+            let out_ready = rng.chance(traffic.accept);
+            dut.set_u64("out_ready", u64::from(out_ready))?;
+            dut.eval();
+            tally.compare(tally.cycles, "in_ready", model.ready, dut.get_u64("in_ready")? == 1);
+            compare_beat(&mut tally, "out", model.out(), get_beat(&dut, "out")?);
+            let out = model.out();
+            if let (Some(b), true) = (&out, out_ready) {
+                got.push(b.clone());
+            }
+            if full_rate {
+                full_rate_gaps += usize::from(busy && out.is_none());
+                busy |= out.is_some();
+            }
+            let taken = shared && offered.is_some() && model.ready;
+            model.fast_edge(offered.as_ref(), out_ready);
+            if shared {
+                model.clk_edge();
+                clocks.shared_edge(&mut dut)?;
+                if taken {
+                    sent.push(offered.take().expect("the taken group"));
+                }
+                // The clk side's offer is a clk register: it changes after clk edges only.
+                if pending.is_empty() {
+                    let groups = rng.range(1, 3) as usize;
+                    pending.extend(packet(t * w / 8, groups, full_rate, rng));
+                }
+                if offered.is_none() && rng.chance(traffic.offer) {
+                    offered = pending.pop_front();
+                }
+                set_beat(&mut dut, "in", offered.as_ref(), &empty)?;
+            } else {
                 clocks.user_edge(&mut dut)?;
-                clocks.fall(&mut dut)?;
             }
-            let (mut sent, mut got) = (Vec::new(), Vec::new());
-            let mut pending: std::collections::VecDeque<Beat> = Default::default();
-            let mut offered: Option<Beat> = None;
-            let (mut full_rate_gaps, mut busy) = (0usize, false);
-            // At full rate groups are whole (T beats each), so the beats never stop once they flow.
-            let full_rate = traffic.offer == 1.0 && traffic.accept == 1.0;
-            for e in 0..edges {
-                let shared = e % t == 0;
-                let out_ready = rng.chance(traffic.accept);
-                dut.set_u64("out_ready", u64::from(out_ready))?;
-                dut.eval();
-                tally.compare(tally.cycles, "in_ready", model.ready, dut.get_u64("in_ready")? == 1);
-                compare_beat(&mut tally, "out", model.out(), get_beat(&dut, "out")?);
-                let out = model.out();
-                if let (Some(b), true) = (&out, out_ready) {
-                    got.push(b.clone());
-                }
-                if full_rate {
-                    full_rate_gaps += usize::from(busy && out.is_none());
-                    busy |= out.is_some();
-                }
-                let taken = shared && offered.is_some() && model.ready;
-                model.fast_edge(offered.as_ref(), out_ready);
-                if shared {
-                    model.clk_edge();
-                    clocks.shared_edge(&mut dut)?;
-                    if taken {
-                        sent.push(offered.take().expect("the taken group"));
-                    }
-                    // The clk side's offer is a clk register: it changes after clk edges only.
-                    if pending.is_empty() {
-                        let groups = rng.range(1, 3) as usize;
-                        pending.extend(packet(t * w / 8, groups, full_rate, rng));
-                    }
-                    if offered.is_none() && rng.chance(traffic.offer) {
-                        offered = pending.pop_front();
-                    }
-                    set_beat(&mut dut, "in", offered.as_ref(), &empty)?;
-                } else {
-                    clocks.user_edge(&mut dut)?;
-                }
-                compare_beat(&mut tally, "out", model.out(), get_beat(&dut, "out")?);
-                clocks.fall(&mut dut)?;
-                tally.vectors += 1;
-                tally.cycles += 1;
-            }
-            let (s, g) = (stream_bytes(&sent), stream_bytes(&got));
-            tally.compare(tally.cycles, "user beats are the groups sent, in order", true, !g.is_empty() && s.starts_with(&g));
-            tally.compare(tally.cycles, "no bubble at full rate", 0, full_rate_gaps);
+            compare_beat(&mut tally, "out", model.out(), get_beat(&dut, "out")?);
+            clocks.fall(&mut dut)?;
+            tally.vectors += 1;
+            tally.cycles += 1;
         }
+        let (s, g) = (stream_bytes(&sent), stream_bytes(&got));
+        tally.compare(tally.cycles, "user beats are the groups sent, in order", true, !g.is_empty() && s.starts_with(&g));
+        tally.compare(tally.cycles, "no bubble at full rate", 0, full_rate_gaps);
     }
     Ok(tally)
 }

@@ -4,9 +4,10 @@
 //! and RTL agree): the lowest free row is allocated; the lowest PENDING row matches a VAL; the
 //! release engine takes the releasable row with the smallest (E, source) and writes one record
 //! per cycle in ascending word index, then frees the row one cycle after its last record; the
-//! pick is made among per-source candidates registered the cycle before, so a row is picked
-//! two cycles after its VAL at the earliest (the pick never waits on the candidate stage while
-//! the engine is busy: back-to-back releases keep their spacing); one log
+//! pick is made among per-source candidates registered from per-row eligibility registered the
+//! cycle before, so a row is picked three cycles after its VAL at the earliest (the pick never
+//! waits on those stages while the engine is busy: back-to-back releases keep their spacing);
+//! counters count their events one cycle late (registered events); one log
 //! read is outstanding at a time (dump and fetch traverse one record per read round trip); the
 //! lowest PENDING row of a failed source is discarded each cycle; a gap skip happens only when no
 //! row is releasable; the dump engine's beat is written before the next read is issued.
@@ -211,8 +212,11 @@ pub struct LoggingUnitModel {
     data: Vec<Bits>,
     next_ts: Vec<u32>,
     elig_last: Vec<u32>,
-    /// Per source, its lowest releasable row as it was in the previous cycle (the release
-    /// pick's registered first stage).
+    /// Per row, whether it was releasable in the previous cycle (cleared when it was picked):
+    /// the release pick's registered eligibility.
+    rel_q: Vec<bool>,
+    /// Per source, its lowest row of `rel_q` as it was in the previous cycle (the release pick's
+    /// registered candidate stage).
     rel_cand: Vec<Option<usize>>,
     rows_used: u32,
     head_used: u32,
@@ -261,8 +265,12 @@ pub struct LoggingUnitModel {
     /// Records responded so far in this traversal (the age of the next one).
     fnext: u64,
     frec: Bits,
-    fmatch: u64,
+    /// One bit per query of the table (`fetch_queries` of them): the current record matches it.
+    fmatch: Bits,
     ctr: [u64; COUNTERS],
+    /// Each counter's increment of the previous cycle: counters count from registered events,
+    /// one cycle late.
+    ctr_inc: [u64; COUNTERS],
     stat_q: u64,
 }
 
@@ -287,6 +295,7 @@ impl LoggingUnitModel {
             data: vec![Bits::zeros(b.lw() as usize); rows],
             next_ts: vec![1; n],
             elig_last: vec![0; n],
+            rel_q: vec![false; b.sram_rows as usize],
             rel_cand: vec![None; n],
             rows_used: 0,
             head_used: 0,
@@ -329,8 +338,9 @@ impl LoggingUnitModel {
             fage: 0,
             fnext: 0,
             frec: Bits::zeros(b.rec() as usize),
-            fmatch: 0,
+            fmatch: Bits::zeros(b.fetch_queries as usize),
             ctr: [0; COUNTERS],
+            ctr_inc: [0; COUNTERS],
             stat_q: 0,
         };
         m.reset();
@@ -361,6 +371,7 @@ impl LoggingUnitModel {
             data: vec![Bits::zeros(b.lw() as usize); rows],
             next_ts: vec![1; n],
             elig_last: vec![0; n],
+            rel_q: vec![false; b.sram_rows as usize],
             rel_cand: vec![None; n],
             rows_used: 0,
             head_used: 0,
@@ -403,8 +414,9 @@ impl LoggingUnitModel {
             fage: 0,
             fnext: 0,
             frec: Bits::zeros(b.rec() as usize),
-            fmatch: 0,
+            fmatch: Bits::zeros(b.fetch_queries as usize),
             ctr: [0; COUNTERS],
+            ctr_inc: [0; COUNTERS],
             stat_q: 0,
         }
     }
@@ -503,10 +515,11 @@ impl LoggingUnitModel {
     fn any_releasable(&self) -> bool {
         (0..self.rows.len()).any(|i| self.releasable(i))
     }
-    /// Per source, its lowest releasable row (one row per source is releasable, except under
-    /// the ArrivalOrder defect): the release pick's first stage, registered.
+    /// Per source, its lowest row that was releasable in the previous cycle (one row per
+    /// source is releasable, except under the ArrivalOrder defect): the release pick's candidate
+    /// stage, registered.
     fn candidates(&self) -> Vec<Option<usize>> {
-        (0..self.p.n()).map(|s| (0..self.rows.len()).find(|&i| self.rows[i].node == s && self.releasable(i))).collect()
+        (0..self.p.n()).map(|s| (0..self.rows.len()).find(|&i| self.rows[i].node == s && self.rel_q[i])).collect()
     }
     /// The release pick's second stage: among the previous cycle's candidates, the one with the
     /// smallest (E, source), E from the source's current eligibility time. A candidate is still
@@ -564,11 +577,7 @@ impl LoggingUnitModel {
         })
     }
     fn fr_q(&self) -> u32 {
-        if self.fmatch == 0 {
-            0
-        } else {
-            self.fmatch.trailing_zeros()
-        }
+        self.fmatch.lowest_set().map_or(0, |q| q as u32)
     }
 
     // ---- outputs -------------------------------------------------------------------------
@@ -579,7 +588,7 @@ impl LoggingUnitModel {
         let last = self.dstate == D_FLUSH && self.beat_n == 0;
         let frec = self.unpack(&self.frec);
         let dump_traversal_read = self.dstate == D_TRAV && !self.rd_pend && self.trav_left != 0 && self.beat_n != p.rpb();
-        let fetch_read = self.fstate == F_TRAV && !self.rd_pend && self.fleft != 0 && self.fmatch == 0;
+        let fetch_read = self.fstate == F_TRAV && !self.rd_pend && self.fleft != 0 && self.fmatch.is_zero();
         let a = self.ack[self.ack_rd as usize];
         LuOutputs {
             st_quiesced: self.quiesced(inp),
@@ -610,7 +619,7 @@ impl LoggingUnitModel {
             dump_wr_data: if last { self.trailer(inp) } else { self.beat.clone() },
             dump_wr_last: last,
             fq_ready: self.quiesced(inp) && self.fstate == F_IDLE,
-            fr_valid: (self.fstate == F_TRAV && self.fmatch != 0) || self.fstate == F_LAST,
+            fr_valid: (self.fstate == F_TRAV && !self.fmatch.is_zero()) || self.fstate == F_LAST,
             fr_match: self.fstate == F_TRAV,
             fr_qidx: self.fr_q(),
             fr_line: frec.line,
@@ -941,15 +950,15 @@ impl LoggingUnitModel {
                         self.fleft = old.count;
                         self.fage = 0;
                         self.fnext = 0;
-                        self.fmatch = 0;
+                        self.fmatch = Bits::zeros(p.fetch_queries as usize);
                     }
                 }
             }
             F_TRAV => {
                 let fire = o.fr_valid && inp.fr_ready;
-                let mut fm = old.fmatch;
+                let mut fm = old.fmatch.clone();
                 if fire {
-                    fm &= !(1u64 << old.fr_q());
+                    fm.set(old.fr_q() as usize, false);
                     inc[ctr::FETCH_MATCHES] += 1;
                 }
                 if req_fire {
@@ -958,11 +967,9 @@ impl LoggingUnitModel {
                 }
                 if rsp_fire {
                     let rec = old.unpack(&inp.logr_rsp_data);
-                    let mut m = 0u64;
-                    for q in 0..old.q_n {
-                        if old.q_line[q as usize] == rec.line {
-                            m |= 1 << q;
-                        }
+                    let mut m = Bits::zeros(p.fetch_queries as usize);
+                    for q in 0..old.q_n as usize {
+                        m.set(q, old.q_line[q] == rec.line);
                     }
                     fm = m;
                     self.frec = inp.logr_rsp_data.clone();
@@ -970,7 +977,7 @@ impl LoggingUnitModel {
                     self.fnext = old.fnext + 1;
                 }
                 self.fmatch = fm;
-                if old.fleft == 0 && !old.rd_pend && old.fmatch == 0 {
+                if old.fleft == 0 && !old.rd_pend && old.fmatch.is_zero() {
                     self.fstate = F_LAST;
                 }
             }
@@ -985,9 +992,10 @@ impl LoggingUnitModel {
 
         // Counters, high-water marks, the stat read register, the clock.
         let max = self.cnt_max();
-        for (c, add) in self.ctr.iter_mut().zip(inc.iter()) {
+        for (c, add) in self.ctr.iter_mut().zip(old.ctr_inc.iter()) {
             *c = (*c as u128 + *add as u128).min(max as u128) as u64;
         }
+        self.ctr_inc = inc;
         if old.rows_used as u64 > old.ctr[ctr::ROW_HWM] {
             self.ctr[ctr::ROW_HWM] = old.rows_used as u64;
         }
@@ -998,6 +1006,11 @@ impl LoggingUnitModel {
         self.now = old.now.wrapping_add(1);
         self.quiesce_prev = inp.quiesce;
         self.rel_cand = old.candidates();
+        // A picked row's eligibility is cleared at once: its source's next timestamp moves on in
+        // the same edge, so the row is no longer releasable, and the stale bit would make it a
+        // candidate again.
+        let picked = if self.rel_busy && !old.rel_busy { Some(self.rel_row as usize) } else { None };
+        self.rel_q = (0..old.rows.len()).map(|i| old.releasable(i) && picked != Some(i)).collect();
     }
 
     // ---- inspection (tests, system simulation) -------------------------------------------
@@ -1019,8 +1032,10 @@ impl LoggingUnitModel {
         )
     }
 
+    /// Counter `i` with the events of the last cycle counted (what `stat_sel` reads two
+    /// cycles later).
     pub fn counter(&self, i: usize) -> u64 {
-        self.ctr[i]
+        (self.ctr[i] as u128 + self.ctr_inc[i] as u128).min(self.cnt_max() as u128) as u64
     }
     pub fn log_count(&self) -> u64 {
         self.count
@@ -1044,10 +1059,13 @@ mod tests {
     use super::*;
     use crate::config::Design;
 
+    /// The test unit's fields, `extra` (`key = value` lines) overriding or adding to them.
     fn block(extra: &str) -> RecxlLoggingUnitBlock {
-        let text = format!(
-            "[design]\nname = \"t\"\n[[blocks]]\nkind = \"recxl_logging_unit\"\nname = \"lu\"\nnum_nodes = 4\ncores_per_node = 2\nreplicas = 2\naddr_bits = 32\nts_bits = 8\nsram_rows = 16\nhead_reserve = 4\nlog_bytes = 4096\nfetch_queries = 4\ncounter_bits = 16\n{extra}\n"
-        );
+        let base = ["num_nodes = 4", "cores_per_node = 2", "replicas = 2", "addr_bits = 32", "ts_bits = 8", "sram_rows = 16", "head_reserve = 4", "log_bytes = 4096", "fetch_queries = 4", "counter_bits = 16"];
+        let key = |l: &str| l.split('=').next().unwrap_or("").trim().to_string();
+        let overridden: Vec<String> = extra.lines().map(key).collect();
+        let fields: Vec<&str> = base.into_iter().filter(|l| !overridden.contains(&key(l))).collect();
+        let text = format!("[design]\nname = \"t\"\n[[blocks]]\nkind = \"recxl_logging_unit\"\nname = \"lu\"\n{}\n{extra}\n", fields.join("\n"));
         let d = Design::parse(&text, "t.toml").expect("valid");
         d.blocks[0].as_any().downcast_ref::<RecxlLoggingUnitBlock>().expect("lu").clone()
     }
@@ -1156,7 +1174,7 @@ mod tests {
         assert_eq!(e.acks, vec![(5, false)]);
         assert_eq!(e.m.rows_used(), 1);
         e.val(2, 5, 0x40, 1, 1);
-        e.idle(4);
+        e.idle(5);
         assert_eq!(e.logged.len(), 1);
         assert_eq!((e.logged[0].value, e.logged[0].line, e.logged[0].node, e.logged[0].csn), (0xAB, 0x40, 2, 1));
         assert_eq!(e.m.rows_used(), 0);
@@ -1175,7 +1193,7 @@ mod tests {
         e.idle(3);
         assert!(e.logged.is_empty(), "TS 2 must wait for TS 1");
         e.val(0, 1, 0x80, 1, 1);
-        e.idle(6);
+        e.idle(7);
         let v: Vec<u64> = e.logged.iter().map(|r| r.value).collect();
         assert_eq!(v, vec![111, 222]);
         e.repl(3, 0, 0x90, 0b111, &[(0, 1), (1, 2), (2, 3)]);
@@ -1249,7 +1267,7 @@ mod tests {
             e.repl(2, k, 0x55, 0b1, &[(0, 7 + k as u64)]);
             e.idle(1);
             e.val(2, k, 0x55, k + 1, k + 1);
-            e.idle(4);
+            e.idle(5);
         }
         let mut i = e.base();
         i.quiesce = true;
@@ -1265,6 +1283,33 @@ mod tests {
         let v: Vec<(u64, u64)> = e.fetched.iter().map(|(_, r, age)| (r.value, *age)).collect();
         assert_eq!(v, vec![(8, 0), (7, 1)]);
         assert_eq!(e.m.counter(ctr::FETCH_BATCHES), 1);
+    }
+
+    /// A query table wider than a machine word: the record matching query 70 of 80 is returned
+    /// under index 70 (the match vector has one bit per query, as the RTL's does).
+    #[test]
+    fn fetch_matches_queries_beyond_the_sixty_fourth() {
+        let b = block("fetch_queries = 80");
+        let mut e = Env::new(&b);
+        e.repl(2, 0, 0x55, 0b1, &[(0, 9)]);
+        e.idle(1);
+        e.val(2, 0, 0x55, 1, 1);
+        e.idle(5);
+        for q in 0..80u64 {
+            let mut i = e.base();
+            i.quiesce = true;
+            i.fq_valid = true;
+            i.fq_line = if q == 70 { 0x55 } else { 0x1000 + q };
+            i.fq_last = q == 79;
+            e.step(i);
+        }
+        for _ in 0..20 {
+            let mut i = e.base();
+            i.quiesce = true;
+            e.step(i);
+        }
+        let v: Vec<(u32, u64)> = e.fetched.iter().map(|(q, r, _)| (*q, r.value)).collect();
+        assert_eq!(v, vec![(70, 9)]);
     }
 
     /// C9 / H6 at unit level: record v of line X is logged by the member A that is not in

@@ -584,6 +584,17 @@ pub fn demo_tb_name(node: &str) -> String {
     format!("{node}_demo_tb")
 }
 
+/// The two-clock FPGA demo top the generated tree builds around the recovered-clock RIFL node
+/// `node` (`demo/<node>_demo_pair.v`: two copies of it on unrelated clocks).
+pub fn demo_pair_top_name(node: &str) -> String {
+    format!("{node}_demo_pair")
+}
+
+/// The two-clock demo's self-checking testbench (`demo/<node>_demo_pair_tb.v`).
+pub fn demo_pair_tb_name(node: &str) -> String {
+    format!("{node}_demo_pair_tb")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

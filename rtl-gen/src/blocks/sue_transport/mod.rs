@@ -304,9 +304,11 @@ impl SueTransportBlock {
 
     /// RX latency: from the cycle the last beat of a good in-order data PDU is taken on
     /// `s_axis_rx` to the cycle its first command beat is valid on `m_axis_cmd` (output idle
-    /// and ready, the VC not paused). Measured with [`Self::tx_latency`].
+    /// and ready, the VC not paused). The checks are registered at tlast (T), the PDU is
+    /// committed by the verdict in T + 1 and its first command beat read in T + 2, valid in
+    /// T + 3. Measured with [`Self::tx_latency`].
     pub fn rx_latency(&self) -> u32 {
-        2
+        3
     }
 
     /// What the RH xpuid carries, for the docs.
@@ -324,7 +326,7 @@ impl SueTransportBlock {
         let p = &self.resolved;
         let mut n = vec![
             format!("TX latency {}: the last beat of a PDU taken on s_axis_pdu in cycle T reaches an idle transport's m_axis_tx as the PDU's first beat in T+{} (the PDU is stored whole in its slot in T, decided in T+1, its first beat presented in T+2); the next PDU is decided in the cycle its predecessor's tail is taken, so PDUs leave back to back.", self.tx_latency(), self.tx_latency()),
-            format!("RX latency {}: the last beat of a good in-order data PDU taken on s_axis_rx in cycle T (the PDU is checked and committed at its tlast) gives its first command beat on m_axis_cmd in T+{} when that output is idle and its VC not paused.", self.rx_latency(), self.rx_latency()),
+            format!("RX latency {}: the last beat of a good in-order data PDU taken on s_axis_rx in cycle T (the PDU's checks are registered at its tlast, its verdict commits it in T+1) gives its first command beat on m_axis_cmd in T+{} when that output is idle and its VC not paused.", self.rx_latency(), self.rx_latency()),
             if p.xpuid_port {
                 "local_xpuid (input, 10 bits): this XPU's id, sent as the RH xpuid of every PDU and read when each PDU's RH is built; it must be below num_xpu (peers drop PDUs from an id >= num_xpu as header errors). Tie it to a strap or a register and change it only while rst is asserted: the peers keep their PSN state per source id.".into()
             } else {

@@ -160,6 +160,18 @@ struct RxSpace {
     nack_age: u32,
 }
 
+/// A received PDU between its tlast and its verdict a cycle later: the checks taken at tlast.
+#[derive(Debug, Clone)]
+struct RxEnd {
+    ferr: bool,
+    lenerr: bool,
+    crc_ok: bool,
+    rh: Vec<u8>,
+    /// Payload beats (0: a control PDU) and whole commands.
+    beats: u32,
+    ncmds: u32,
+}
+
 /// Output stage of the TX engine: what the presented beat is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 enum TxKind {
@@ -212,6 +224,7 @@ pub struct TransportModel {
     rx_cb: u32,
     rx_nc: u32,
     rx_vc: u32,
+    rx_end: Option<RxEnd>,
     // RX buffers.
     rxram: Vec<Vec<u8>>,
     rx_wp: Vec<u32>,
@@ -297,6 +310,7 @@ impl TransportModel {
             rx_cb: 0,
             rx_nc: 0,
             rx_vc: 0,
+            rx_end: None,
             rxram: vec![vec![0; db]; nv * b.rx_ram_beats() as usize],
             rx_wp: vec![0; nv],
             rx_used: vec![0; nv],
@@ -430,9 +444,19 @@ impl TransportModel {
         !first || bad || down || self.free_slot(s)
     }
 
+    /// Beats a PDU awaiting its verdict may commit to VC `v` (counted as held by the room
+    /// check, accepted or not).
+    fn rx_pending(&self, v: usize) -> u32 {
+        match &self.rx_end {
+            Some(e) if usize::from(e.rh[4] >> 6) == v => e.beats,
+            _ => 0,
+        }
+    }
+
     fn rx_ready(&self) -> bool {
         self.rx_busy
-            || (0..self.b.common.num_vc as usize).all(|v| self.rx_free(v) >= self.pack_beats())
+            || (0..self.b.common.num_vc as usize)
+                .all(|v| self.rx_used[v] + self.rx_pending(v) + self.pack_beats() <= self.b.rx_beats())
     }
 
     /// The presented TX beat.
@@ -593,8 +617,9 @@ impl TransportModel {
             t.next = t.next.wrapping_add(1);
         }
 
-        // ---------------- RX input: the PDU decision at tlast.
+        // ---------------- RX input: the checks at tlast, the verdict a cycle later.
         let rx_fire = i.rx_valid && o.rx_ready;
+        self.rx_end = None;
         if i.rx_valid && !o.rx_ready {
             bump(&mut cnt, k::RX_STALL, max);
         }
@@ -667,57 +692,67 @@ impl TransportModel {
                 }
             } else {
                 self.rx_busy = false;
-                bump(&mut cnt, k::RX_PDU, max);
-                let lenerr = kerr || beat > pb || cb2 != 0;
-                let crc_ok = crc_last8(&self.crc, crc_cur, &d[..8])
-                    == u32::from_le_bytes([d[8], d[9], d[10], d[11]]);
-                let ver = u32::from(rh[0] >> 6);
-                let op = (rh[0] >> 4) & 3;
-                let xpuid = (u32::from(rh[0] & 3) << 8) | u32::from(rh[1]);
-                let psn = u16::from_be_bytes([rh[2], rh[3]]);
-                let vc = u32::from(rh[4] >> 6);
-                let part = (u32::from(rh[4] & 3) << 8) | u32::from(rh[5]);
-                let rpsn = u16::from_be_bytes([rh[6], rh[7]]);
-                let hdr_bad = ver != p.version || op == 3 || xpuid >= c.num_xpu || vc >= c.num_vc;
-                if ferr {
-                    bump(&mut cnt, k::RX_FRAME_ERR, max);
-                } else if lenerr {
-                    bump(&mut cnt, k::RX_LEN_ERR, max);
-                } else if !crc_ok {
-                    bump(&mut cnt, k::RX_CRC_ERR, max);
-                } else if hdr_bad {
-                    bump(&mut cnt, k::RX_HDR_ERR, max);
-                } else if p.partition_check && part != p.partition {
-                    bump(&mut cnt, k::RX_PART_ERR, max);
-                } else {
-                    let s = old.space(xpuid, vc);
-                    let t = &old.tx[s as usize];
-                    match op {
-                        1 if dist(t.una, rpsn) < dist(t.una, t.hwm) => {
-                            ackev = Some((s, rpsn.wrapping_add(1), None))
-                        }
-                        2 if dist(t.una, rpsn) <= dist(t.una, t.hwm) => {
-                            ackev = Some((s, rpsn, Some(rpsn)));
-                            bump(&mut cnt, k::TX_NACK_RCVD, max);
-                        }
-                        1 | 2 => bump(&mut cnt, k::TX_ACK_IGNORED, max),
-                        _ => {}
+                self.rx_end = Some(RxEnd {
+                    ferr,
+                    lenerr: kerr || beat > pb || cb2 != 0,
+                    crc_ok: crc_last8(&self.crc, crc_cur, &d[..8])
+                        == u32::from_le_bytes([d[8], d[9], d[10], d[11]]),
+                    rh,
+                    beats: beat,
+                    ncmds: nc2,
+                });
+            }
+        }
+        // The verdict on the PDU that ended last cycle, its checks in order.
+        if let Some(e) = &old.rx_end {
+            bump(&mut cnt, k::RX_PDU, max);
+            let rh = &e.rh;
+            let ver = u32::from(rh[0] >> 6);
+            let op = (rh[0] >> 4) & 3;
+            let xpuid = (u32::from(rh[0] & 3) << 8) | u32::from(rh[1]);
+            let psn = u16::from_be_bytes([rh[2], rh[3]]);
+            let vc = u32::from(rh[4] >> 6);
+            let part = (u32::from(rh[4] & 3) << 8) | u32::from(rh[5]);
+            let rpsn = u16::from_be_bytes([rh[6], rh[7]]);
+            let hdr_bad = ver != p.version || op == 3 || xpuid >= c.num_xpu || vc >= c.num_vc;
+            if e.ferr {
+                bump(&mut cnt, k::RX_FRAME_ERR, max);
+            } else if e.lenerr {
+                bump(&mut cnt, k::RX_LEN_ERR, max);
+            } else if !e.crc_ok {
+                bump(&mut cnt, k::RX_CRC_ERR, max);
+            } else if hdr_bad {
+                bump(&mut cnt, k::RX_HDR_ERR, max);
+            } else if p.partition_check && part != p.partition {
+                bump(&mut cnt, k::RX_PART_ERR, max);
+            } else {
+                let s = old.space(xpuid, vc);
+                let t = &old.tx[s as usize];
+                match op {
+                    1 if dist(t.una, rpsn) < dist(t.una, t.hwm) => {
+                        ackev = Some((s, rpsn.wrapping_add(1), None))
                     }
-                    if beat == 0 {
-                        bump(&mut cnt, k::RX_CTRL, max);
+                    2 if dist(t.una, rpsn) <= dist(t.una, t.hwm) => {
+                        ackev = Some((s, rpsn, Some(rpsn)));
+                        bump(&mut cnt, k::TX_NACK_RCVD, max);
+                    }
+                    1 | 2 => bump(&mut cnt, k::TX_ACK_IGNORED, max),
+                    _ => {}
+                }
+                if e.beats == 0 {
+                    bump(&mut cnt, k::RX_CTRL, max);
+                } else {
+                    let delta = dist(old.rx[s as usize].epsn, psn);
+                    if delta == 0 {
+                        bump(&mut cnt, k::RX_DATA_OK, max);
+                        rxev = Some((s, 0));
+                        rx_commit = Some((vc as usize, e.beats, xpuid, e.ncmds));
+                    } else if delta < 0x8000 {
+                        bump(&mut cnt, k::RX_GAP, max);
+                        rxev = Some((s, 1));
                     } else {
-                        let delta = dist(old.rx[s as usize].epsn, psn);
-                        if delta == 0 {
-                            bump(&mut cnt, k::RX_DATA_OK, max);
-                            rxev = Some((s, 0));
-                            rx_commit = Some((vc as usize, beat, xpuid, nc2));
-                        } else if delta < 0x8000 {
-                            bump(&mut cnt, k::RX_GAP, max);
-                            rxev = Some((s, 1));
-                        } else {
-                            bump(&mut cnt, k::RX_DUP, max);
-                            rxev = Some((s, 2));
-                        }
+                        bump(&mut cnt, k::RX_DUP, max);
+                        rxev = Some((s, 2));
                     }
                 }
             }

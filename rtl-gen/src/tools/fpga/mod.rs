@@ -449,27 +449,62 @@ pub fn build_module(tree: &Path, manifest: &TreeManifest, module: &str, target: 
     build(&design, target, work)
 }
 
-/// The tree's FPGA demo top (`demo/<node>_demo.v`, written by `rtl-gen generate` for a design
-/// with a RIFL node): its own pins, no wrapper.
-pub fn build_demo(tree: &Path, manifest: &TreeManifest, target: &Target, work: &Path) -> Result<FpgaRow, FpgaError> {
+/// Which of the tree's FPGA demos to build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Demo {
+    /// `demo/<node>_demo.v`: the single-clock RIFL node looped back to itself, one clock `clk`.
+    Loopback,
+    /// `demo/<node>_demo_pair.v`: two recovered-clock RIFL nodes on unrelated clocks `a_clk`,
+    /// `b_clk` and `free_clk`, each timed at its own target. The demo's generated frequencies
+    /// (the caller reads them from the generator): `free_clk` at `free_mhz` when the TX clocks
+    /// run at `tx_mhz`, a ratio the build keeps at any `--freq`.
+    TwoClock { tx_mhz: u32, free_mhz: u32 },
+}
+
+impl Demo {
+    /// The end of the demo top's file name.
+    fn suffix(self) -> &'static str {
+        match self {
+            Demo::Loopback => "_demo.v",
+            Demo::TwoClock { .. } => "_demo_pair.v",
+        }
+    }
+
+    /// What a design needs for this demo, for the error when the tree has none.
+    fn needs(self) -> &'static str {
+        match self {
+            Demo::Loopback => "the design has no single-clock RIFL node to demonstrate (add a `rifl` block)",
+            Demo::TwoClock { .. } => "the design has no recovered-clock RIFL node that takes whole frames with compensation (add a `rifl` block with clocking = \"recovered\")",
+        }
+    }
+}
+
+/// The tree's FPGA demo top `demo` (`demo/<node>_demo.v` or `demo/<node>_demo_pair.v`, written
+/// by `rtl-gen generate` for a design with such a RIFL node): its own pins, no wrapper; the
+/// two-clock demo's TX clocks at `target.freq_mhz`, its `free_clk` scaled by the same factor
+/// as the TX clocks are from their generated frequency.
+pub fn build_demo(tree: &Path, manifest: &TreeManifest, demo: Demo, target: &Target, work: &Path) -> Result<FpgaRow, FpgaError> {
     let demo_dir = tree.join("demo");
     let top_file = std::fs::read_dir(&demo_dir)
         .ok()
-        .and_then(|entries| entries.filter_map(|e| e.ok()).map(|e| e.path()).find(|p| p.to_string_lossy().ends_with("_demo.v")))
-        .ok_or_else(|| FpgaError::Failed {
-            step: "demo".into(),
-            module: manifest.design.clone(),
-            tail: format!("{} holds no <node>_demo.v: the design has no RIFL node to demonstrate (add a `rifl` block)", demo_dir.display()),
-        })?;
+        .and_then(|entries| entries.filter_map(|e| e.ok()).map(|e| e.path()).find(|p| p.to_string_lossy().ends_with(demo.suffix())))
+        .ok_or_else(|| FpgaError::Failed { step: "demo".into(), module: manifest.design.clone(), tail: format!("{} holds no <node>{}: {}", demo_dir.display(), demo.suffix(), demo.needs()) })?;
     let top = top_file.file_stem().expect("a file name").to_string_lossy().into_owned();
     if !super::is_identifier(&top) {
         return Err(FpgaError::Failed { step: "demo".into(), module: manifest.design.clone(), tail: format!("{}: the demo top's name `{}` is not a Verilog identifier", demo_dir.display(), top.escape_debug()) });
     }
-    let node = top.trim_end_matches("_demo");
+    let node = top.trim_end_matches(demo.suffix().trim_end_matches(".v"));
     let mut files = manifest.sources(tree, node);
     files.push(top_file.clone());
     std::fs::create_dir_all(work).map_err(ToolError::from)?;
-    let design = Build { label: &top, top: &top, files: &files, combinational: false, wrapper_ffs: 0, clocks: Vec::new() };
+    let clocks = match demo {
+        Demo::Loopback => Vec::new(),
+        Demo::TwoClock { tx_mhz, free_mhz } => {
+            let free = (target.freq_mhz * f64::from(free_mhz) / f64::from(tx_mhz.max(1)) * 1000.0).round() / 1000.0;
+            vec![("a_clk".to_string(), target.freq_mhz), ("b_clk".to_string(), target.freq_mhz), ("free_clk".to_string(), free)]
+        }
+    };
+    let design = Build { label: &top, top: &top, files: &files, combinational: false, wrapper_ffs: 0, clocks };
     build(&design, target, work)
 }
 

@@ -11,7 +11,8 @@ use super::rows::Discard;
 use super::super::COUNTERS;
 use super::Lu;
 use crate::hw::build::{add, all, bits_for, dec, eq, gt, id, mux, ne, set_id, when, zext};
-use crate::hw::verilog::{Expr, Stmt};
+use crate::hw::count::{sat_accumulator, sat_counter};
+use crate::hw::verilog::{Expr, Item, Stmt};
 
 pub(super) fn update(lu: &mut Lu, adm: &Admission, rel: &Release, disc: &Discard, d: &Dump, f: &Fetch) {
     let (wd, cnt, rcb, lcb, bnb) = (lu.wd, lu.cnt, lu.rcb, lu.lcb, lu.bnb);
@@ -54,15 +55,25 @@ pub(super) fn update(lu: &mut Lu, adm: &Admission, rel: &Release, disc: &Discard
         (0, Expr::zero()),
         (1, and2(alloc.clone(), eq(id("repl_mask"), dec(wd, 0)))),
     ];
-    lu.body.push(Stmt::Comment("Saturating counters (contract §4.8) and high-water marks.".into()));
+    // Each counter's event is registered first (`ev<c>_q`), so a counter counts its events one
+    // cycle late, from a register: the event logic and the counter's carry-free increment
+    // (three LUT levels, `hw::count`) are never in one path.
+    lu.body.push(Stmt::Comment("Saturating counters (contract §4.8) from the registered events, and high-water marks.".into()));
     for (c, (iw, e)) in incs.into_iter().enumerate() {
-        let name = format!("cnt{c}_q");
         if iw == 0 {
             continue;
         }
-        let sw = format!("cnt{c}_sum");
-        w(&mut lu.it, &sw, cnt + 1, add(zext(id(&name), cnt, cnt + 1), zext(e, iw, cnt + 1)));
-        lu.body.push(set_id(&name, mux(Expr::bit(&sw, cnt), cnt_max.clone(), sl(&sw, cnt - 1, 0))));
+        let ev = format!("ev{c}_q");
+        lu.it.push(Item::reg(&ev, iw, &format!("counter {c}'s increment of the previous cycle")));
+        lu.rst.push(set_id(&ev, dec(iw, 0)));
+        lu.body.push(set_id(&ev, e));
+        let name = format!("cnt{c}_q");
+        let doc = format!("counter {c} (contract §4.8)");
+        if iw == 1 {
+            sat_counter(&mut lu.it, &mut lu.rst, &mut lu.body, &name, cnt, id(&ev), &doc, lu.reset);
+        } else {
+            sat_accumulator(&mut lu.it, &mut lu.rst, &mut lu.body, &name, cnt, id(&ev), iw, cnt_max.clone(), &doc, lu.reset);
+        }
     }
     lu.body.push(when(gt(zext(id("rows_used_q"), rcb, cnt.max(rcb)), zext(id("cnt20_q"), cnt, cnt.max(rcb))), vec![set_id("cnt20_q", zext(id("rows_used_q"), rcb, cnt))]));
     let hw = cnt.max(lcb);

@@ -27,7 +27,7 @@ use super::RecxlLoggingUnitBlock;
 use crate::hw::build::{add, bits_for, dec, eq, ge, id, localparam, mux, sub, zext};
 use crate::hw::module::{GeneratedModule, Role};
 use crate::hw::verilog::{Expr, Item, Module, Stmt};
-use crate::info::DesignInfo;
+use crate::info::{DesignInfo, ResetStyle};
 use kit::{by_index, sl, w};
 
 /// Deliberate defects for the mutation checks of contract §5.2: each must make the lockstep
@@ -49,6 +49,8 @@ pub enum Mutation {
 struct Lu<'a> {
     b: &'a RecxlLoggingUnitBlock,
     mutation: Mutation,
+    /// The design's reset style (the carry-free counters' properties follow it).
+    reset: ResetStyle,
     /// SRAM rows, sources (CNs).
     rows: u32,
     n: u32,
@@ -100,7 +102,7 @@ struct Lu<'a> {
 }
 
 impl<'a> Lu<'a> {
-    fn new(b: &'a RecxlLoggingUnitBlock, mutation: Mutation) -> Lu<'a> {
+    fn new(b: &'a RecxlLoggingUnitBlock, mutation: Mutation, reset: ResetStyle) -> Lu<'a> {
         let mut it = Vec::new();
         let rb = b.rb();
         let rcb = rb + 1;
@@ -120,6 +122,7 @@ impl<'a> Lu<'a> {
         Lu {
             b,
             mutation,
+            reset,
             rows: b.sram_rows,
             n: b.n(),
             nb: b.nb(),
@@ -215,7 +218,7 @@ impl<'a> Lu<'a> {
 
 pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutation: Mutation) -> GeneratedModule {
     let ports = ports::ports(b, design);
-    let mut lu = Lu::new(b, mutation);
+    let mut lu = Lu::new(b, mutation, design.reset);
     regs::declare(&mut lu);
     release::declare_candidates(&mut lu);
     rows::decode(&mut lu);
@@ -227,7 +230,7 @@ pub fn module(b: &RecxlLoggingUnitBlock, design: &DesignInfo, name: &str, mutati
     let fe = fetch::comb(&mut lu, &picks, &rel, &disc, &eng);
     rows::update(&mut lu, &adm, &rel, &disc);
     release::source_update(&mut lu, &picks, &rel);
-    release::candidate_update(&mut lu);
+    release::candidate_update(&mut lu, &picks, &rel);
     admission::ack_update(&mut lu, &adm);
     release::update(&mut lu, &picks, &rel);
     dump::update(&mut lu, &rel, &eng);

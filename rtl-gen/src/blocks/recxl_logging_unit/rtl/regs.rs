@@ -3,7 +3,7 @@
 //! counts, the ACK FIFO, the release engine, the log pointers, the dump engine, the fetch
 //! engine, the counters).
 
-use super::super::COUNTERS;
+use super::super::model::ctr::{LOG_HWM, ROW_HWM};
 use super::kit::{reg, state_reg};
 use super::Lu;
 use crate::hw::verilog::Item;
@@ -97,8 +97,10 @@ pub(super) fn declare(lu: &mut Lu) {
     reg(&mut lu.it, &mut lu.rst, "frec_q", rec, 0, "record being reported");
     lu.it.push(Item::pragma("verilator lint_on UNUSED"));
     reg(&mut lu.it, &mut lu.rst, "fmatch_q", q, 0, "queries matching frec_q still to report");
-    for c in 0..COUNTERS {
-        reg(&mut lu.it, &mut lu.rst, &format!("cnt{c}_q"), cnt, 0, &format!("counter {c} (contract §4.8)"));
+    // The event counters are declared with their increments (`counters`); the two high-water
+    // marks here.
+    for c in [ROW_HWM, LOG_HWM] {
+        reg(&mut lu.it, &mut lu.rst, &format!("cnt{c}_q"), cnt, 0, &format!("counter {c} (contract §4.8): high-water mark"));
     }
     reg(&mut lu.it, &mut lu.rst, "stat_q", cnt, 0, "registered counter read");
 }

@@ -25,16 +25,21 @@ pub(super) struct Picks {
 /// The fields of a release candidate register `rc{s}_<field>` after its valid bit, with their
 /// widths, in the order the candidate's next value packs them (most significant first).
 fn cand_fields(lu: &Lu) -> Vec<(&'static str, u32)> {
-    let mut f = vec![("row", lu.rb), ("stamp", 32), ("mask", lu.wd), ("core", lu.cb), ("line", lu.la), ("head", 1)];
+    let mut f = vec![("row", lu.rb), ("e", 32), ("mask", lu.wd), ("core", lu.cb), ("line", lu.la), ("head", 1)];
     if lu.cs > 0 {
         f.push(("csn", lu.cs));
     }
     f
 }
 
-/// The release candidate registers: per source, whether it has a releasable row and that row's
-/// number, VAL stamp and header fields, as they were in the previous cycle.
+/// The release pick's registers: per row, whether it was releasable in the previous cycle and
+/// its eligibility time E then (`r<i>_rq`, `r<i>_e`); per source, the candidate taken from
+/// those, with that row's number, E and header fields (`rc<s>_*`).
 pub(super) fn declare_candidates(lu: &mut Lu) {
+    for i in 0..lu.rows {
+        super::kit::reg(&mut lu.it, &mut lu.rst, &format!("r{i}_rq"), 1, 0, &format!("row {i} was releasable last cycle (cleared when picked)"));
+        super::kit::reg(&mut lu.it, &mut lu.rst, &format!("r{i}_e"), 32, 0, &format!("row {i}'s eligibility time E last cycle"));
+    }
     for s in 0..lu.n {
         super::kit::reg(&mut lu.it, &mut lu.rst, &format!("rc{s}_v"), 1, 0, &format!("CN {s} had a releasable row last cycle"));
         for (f, fw) in cand_fields(lu) {
@@ -50,15 +55,18 @@ pub(super) fn picks(lu: &mut Lu) -> Picks {
     let rowc = |i: u32| dec(rb, i as u64);
     let fields = cand_fields(lu);
     let cw: u32 = fields.iter().map(|f| f.1).sum();
-    // First stage, registered: per source its releasable row (at most one: the row holding the
-    // source's next timestamp), the lowest if several. A candidate stays releasable until it is
-    // picked, and a pick keeps the engine busy for the next cycle, so a registered candidate is
-    // never stale when the engine can use it; a row becomes releasable to the pick one cycle
+    // Two registered stages before the pick. Per row: releasable (`r<i>_rq`) and E, the later of
+    // its VAL stamp and its source's last eligibility time (`r<i>_e`). Per source: its row of
+    // r<i>_rq (at most one: the row holding the source's next timestamp), the lowest if
+    // several. A row stays releasable until it is picked, and a pick clears its r<i>_rq at once
+    // and keeps the engine busy for the next cycle, so a candidate is never stale when the
+    // engine can use it; E is exact too, as a source's eligibility time moves only when it is
+    // picked, and its next candidate comes two cycles later. A row reaches the pick two cycles
     // after it becomes releasable.
-    lu.it.push(Item::comment("Release candidates: per source, its releasable row (registered into rc<s>_* below)."));
+    lu.it.push(Item::comment("Release candidates: per source, its row of r<i>_rq (registered into rc<s>_* below)."));
     for s in 0..n {
         let name = format!("rc{s}_d");
-        let conds: Vec<Expr> = (0..rows).map(|i| and2(r_(i, "rel"), eq(r_(i, "node"), dec(nb, s as u64)))).collect();
+        let conds: Vec<Expr> = (0..rows).map(|i| and2(r_(i, "rq"), eq(r_(i, "node"), dec(nb, s as u64)))).collect();
         let vals: Vec<Expr> = (0..rows)
             .map(|i| cat(fields.iter().map(|&(f, _)| if f == "row" { rowc(i) } else { r_(i, f) }).collect()))
             .collect();
@@ -69,14 +77,12 @@ pub(super) fn picks(lu: &mut Lu) -> Picks {
     // later of its VAL stamp and the source's last eligibility time. Sources differ, so keys do.
     lu.it.push(Item::comment("Release pick: the registered candidate with the smallest {E, source} (eligibility order, H3)."));
     let kw = 32 + nb;
-    let pick_fields: Vec<(&str, u32)> = fields.iter().copied().filter(|f| f.0 != "stamp").collect();
+    let pick_fields: Vec<(&str, u32)> = fields.iter().copied().filter(|f| f.0 != "e").collect();
     let mut entrants = Vec::new();
     for s in 0..n {
         let rc = |f: &str| id(&format!("rc{s}_{f}"));
-        let el = id(&format!("s{s}_el"));
-        let e = w(&mut lu.it, &format!("rc{s}_e"), 32, mux(gt(rc("stamp"), el.clone()), rc("stamp"), el));
         let carried = pick_fields.iter().map(|&(f, _)| rc(f)).collect();
-        entrants.push(Entrant { valid: rc("v"), key: cat(vec![e, dec(nb, s as u64)]), carried });
+        entrants.push(Entrant { valid: rc("v"), key: cat(vec![rc("e"), dec(nb, s as u64)]), carried });
     }
     let pick = tournament(&mut lu.it, "pick", kw, true, &pick_fields, entrants);
     let pick_row = pick.carried[0].clone();
@@ -106,10 +112,17 @@ pub(super) struct Release {
     pub logw_fire: Expr,
 }
 
-/// The release candidate registers load every cycle.
-pub(super) fn candidate_update(lu: &mut Lu) {
+/// The per-row eligibility and the release candidate registers load every cycle.
+pub(super) fn candidate_update(lu: &mut Lu, p: &Picks, r: &Release) {
     let fields = cand_fields(lu);
     let cw: u32 = fields.iter().map(|f| f.1).sum();
+    lu.body.push(Stmt::Comment("Per-row eligibility: releasable (a picked row's bit clears at once) and E.".into()));
+    for i in 0..lu.rows {
+        let picked = and2(r.pick_fire.clone(), eq(p.pick_row.clone(), lu.rowc(i)));
+        lu.body.push(set_id(&format!("r{i}_rq"), and2(lu.r(i, "rel"), picked.lnot())));
+        let (stamp, el) = (lu.r(i, "stamp"), lu.r(i, "el"));
+        lu.body.push(set_id(&format!("r{i}_e"), mux(gt(stamp.clone(), el.clone()), stamp, el)));
+    }
     lu.body.push(Stmt::Comment("Release candidates.".into()));
     for s in 0..lu.n {
         let d = format!("rc{s}_d");

@@ -17,15 +17,16 @@ pub(super) struct Discard {
     pub any_failed_row: Expr,
 }
 
-/// Per row: the source's next TS (`_nts`), failed source (`_fail`), releasable (`_rel`), VAL
+/// Per row: the source's next TS (`_nts`) and last eligibility time (`_el`), failed source (`_fail`), releasable (`_rel`), VAL
 /// match (`_vm`), duplicate timestamp (`_dup`) and TS distance from the source's next (`_gd`,
 /// the gap-skip key).
 pub(super) fn decode(lu: &mut Lu) {
-    lu.it.push(Item::comment("Per row: source's next TS, releasable, VAL match, failed source."));
+    lu.it.push(Item::comment("Per row: source's next TS and eligibility time, releasable, VAL match, failed source."));
     for i in 0..lu.rows {
         let r = |f: &str| lu.r(i, f);
         let node = format!("r{i}_node");
         let nts = lu.src_mux(&node, &|s| id(&format!("s{s}_nts")));
+        let el = lu.src_mux(&node, &|s| id(&format!("s{s}_el")));
         let fail = lu.failed(r("node"));
         let ts_ok = if lu.mutation == super::Mutation::ArrivalOrder { and2(id("rel_busy_q"), eq(id("rel_row_q"), lu.rowc(i))).lnot() } else { eq(r("ts"), r("nts")) };
         let rel = all(vec![eq(r("st"), lu.st_valid.clone()), ts_ok]);
@@ -37,6 +38,7 @@ pub(super) fn decode(lu: &mut Lu) {
         let gd = sub(r("ts"), r("nts"));
         let ts = lu.ts;
         lu.w(&format!("r{i}_nts"), ts, nts);
+        lu.w(&format!("r{i}_el"), 32, el);
         lu.w(&format!("r{i}_fail"), 1, fail);
         lu.w(&format!("r{i}_rel"), 1, rel);
         lu.w(&format!("r{i}_vm"), 1, all(key));

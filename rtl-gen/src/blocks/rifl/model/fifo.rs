@@ -9,7 +9,8 @@
 //! * `head_valid <= fetch || (head_valid && !pop)`.
 //!
 //! A pushed entry reaches the head two edges later. `level = mem_count + head_valid` drives
-//! `high = level > fc_on_frames` and `low = level < fc_off_frames` (combinational).
+//! `high = level > fc_on_frames` and `low = level < fc_off_frames` (of this cycle's level; the
+//! RTL holds them in registers that take the next level's comparison at every edge).
 
 use crate::bits::Bits;
 use super::params::Params;

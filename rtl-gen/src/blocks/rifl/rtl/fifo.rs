@@ -19,8 +19,8 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
         Port::input("pop", 1, "take the head (ignored unless dout_valid)"),
         Port::output("dout", r, "head entry (first word fall through)"),
         Port::output("dout_valid", 1, "dout holds an entry"),
-        Port::output("high", 1, &format!("level > FC_ON_FRAMES ({})", p.fc_on_frames)),
-        Port::output("low", 1, &format!("level < FC_OFF_FRAMES ({})", p.fc_off_frames)),
+        Port::output("high", 1, &format!("level > FC_ON_FRAMES ({}) (registered)", p.fc_on_frames)),
+        Port::output("low", 1, &format!("level < FC_OFF_FRAMES ({}) (registered)", p.fc_off_frames)),
     ]);
     let wrap = |ptr: &str| {
         if d.is_power_of_two() {
@@ -36,6 +36,12 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     }
     localparam(&mut it, "FC_ON_FRAMES", lw, p.fc_on_frames as u64, "above this level: ask the far end to pause");
     localparam(&mut it, "FC_OFF_FRAMES", lw, p.fc_off_frames as u64, "below this level: let the far end resume");
+    // The flags are registers, each the comparison of the next level: the next level is this one
+    // plus or minus at most one, so the three candidate comparisons read the level register and
+    // the accepted push and pop only choose between them (the pop arrives late, from the RX
+    // gearbox through the group assembly, and the flags feed the TX controller's go).
+    localparam(&mut it, "HIGH_AFTER_POP", lw, p.fc_on_frames as u64 + 1, "above this level the buffer is still high after a pop");
+    localparam(&mut it, "LOW_AFTER_PUSH", lw, (p.fc_off_frames as u64).saturating_sub(1), "below this level the buffer is still low after a push (fc_off_frames is at least 1)");
     it.extend([
         Item::Memory { name: "mem".into(), width: r, depth: d as u32, doc: "storage (block RAM, synchronous read)".into() },
         Item::reg("wr_ptr", aw, ""),
@@ -43,25 +49,47 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
         Item::reg("mem_count", lw, "entries in the memory"),
         Item::reg("head", r, "head register (the RAM read register)"),
         Item::reg("head_valid", 1, ""),
+        Item::reg("level", lw, "entries held (memory + head)"),
+        Item::reg("high_q", 1, "level > FC_ON_FRAMES"),
+        Item::reg("low_q", 1, "level < FC_OFF_FRAMES"),
     ]);
     wire(&mut it, "pop_ok", 1, "", Expr::and(id("pop"), id("head_valid")));
     wire(&mut it, "fetch", 1, "load the head from the memory", Expr::and(ne(id("mem_count"), dec(lw, 0)), Expr::or(id("head_valid").not(), id("pop_ok"))));
     wire(&mut it, "push_ok", 1, "", Expr::and(id("push"), ne(id("mem_count"), id("DEPTH"))));
-    wire(&mut it, "level", lw, "entries held (memory + head)", add(id("mem_count"), cat(vec![zeros(lw - 1), id("head_valid")])));
-    it.push(Item::assign(id("high"), gt(id("level"), id("FC_ON_FRAMES"))));
-    it.push(Item::assign(id("low"), lt(id("level"), id("FC_OFF_FRAMES"))));
+    it.push(Item::assign(id("high"), id("high_q")));
+    it.push(Item::assign(id("low"), id("low_q")));
     it.push(Item::assign(id("dout"), id("head")));
     it.push(Item::assign(id("dout_valid"), id("head_valid")));
     it.push(Item::AlwaysFf { reset: None, body: vec![when(id("push_ok"), vec![set(Expr::Index("mem".into(), Box::new(id("wr_ptr"))), id("din"))])] });
     it.push(Item::AlwaysFf { reset: None, body: vec![when(id("fetch"), vec![set_id("head", Expr::Index("mem".into(), Box::new(id("rd_ptr"))))])] });
-    let count_next = sub(add(id("mem_count"), cat(vec![zeros(lw - 1), id("push_ok")])), cat(vec![zeros(lw - 1), id("fetch")]));
+    it.push(Item::comment("Counts step by one at most: the incremented and decremented values come from the registers, the transfers only select."));
+    let one = dec(lw, 1);
+    let step = |reg: &str, up: Expr, down: Expr| Expr::mux(Expr::and(up.clone(), down.clone().not()), add(id(reg), one.clone()), Expr::mux(Expr::and(down, up.not()), sub(id(reg), one.clone()), id(reg)));
+    wire(&mut it, "mem_count_next", lw, "", step("mem_count", id("push_ok"), id("fetch")));
+    wire(&mut it, "level_up", 1, "a push is accepted and the head is not taken", Expr::and(id("push_ok"), id("pop_ok").not()));
+    wire(&mut it, "level_down", 1, "the head is taken and no push is accepted", Expr::and(id("pop_ok"), id("push_ok").not()));
+    wire(&mut it, "level_next", lw, "", Expr::mux(id("level_up"), add(id("level"), one.clone()), Expr::mux(id("level_down"), sub(id("level"), one), id("level"))));
+    let by_step = |up: Expr, hold: Expr, down: Expr| Expr::mux(id("level_up"), up, Expr::mux(id("level_down"), down, hold));
+    wire(&mut it, "high_next", 1, "level_next > FC_ON_FRAMES", by_step(ge(id("level"), id("FC_ON_FRAMES")), gt(id("level"), id("FC_ON_FRAMES")), gt(id("level"), id("HIGH_AFTER_POP"))));
+    wire(&mut it, "low_next", 1, "level_next < FC_OFF_FRAMES", by_step(lt(id("level"), id("LOW_AFTER_PUSH")), lt(id("level"), id("FC_OFF_FRAMES")), le(id("level"), id("FC_OFF_FRAMES"))));
     it.push(Item::AlwaysFf {
-        reset: Some(vec![set_id("wr_ptr", dec(aw, 0)), set_id("rd_ptr", dec(aw, 0)), set_id("mem_count", dec(lw, 0)), set_id("head_valid", Expr::zero())]),
+        reset: Some(vec![
+            set_id("wr_ptr", dec(aw, 0)),
+            set_id("rd_ptr", dec(aw, 0)),
+            set_id("mem_count", dec(lw, 0)),
+            set_id("head_valid", Expr::zero()),
+            set_id("level", dec(lw, 0)),
+            set_id("high_q", Expr::zero()),
+            set_id("low_q", Expr::one()),
+        ]),
         body: vec![
             when(id("push_ok"), vec![set_id("wr_ptr", wrap("wr_ptr"))]),
             when(id("fetch"), vec![set_id("rd_ptr", wrap("rd_ptr"))]),
-            set_id("mem_count", count_next),
+            set_id("mem_count", id("mem_count_next")),
             set_id("head_valid", Expr::or(id("fetch"), Expr::and(id("head_valid"), id("pop_ok").not()))),
+            set_id("level", id("level_next")),
+            set_id("high_q", id("high_next")),
+            set_id("low_q", id("low_next")),
         ],
     });
     it.push(super::fifo_props::properties(design, r, d, lw));
@@ -71,7 +99,10 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
         summary: format!(
             "Flow-control buffer of one lane (§4.D): a first-word-fall-through FIFO of {d} x {r}-bit entries in block RAM plus a head register; high/low drive the flow-control pause/resume frames (Eq. 23-25)."
         ),
-        notes: vec!["A push reaches dout two edges later; fetch = memory not empty and (head empty or popped). A push into a full memory is dropped (cannot happen when fc_buffer_frames - fc_on_frames covers a round trip).".into()],
+        notes: vec![
+            "A push reaches dout two edges later; fetch = memory not empty and (head empty or popped). A push into a full memory is dropped (cannot happen when fc_buffer_frames - fc_on_frames covers a round trip).".into(),
+            "Timing: high and low are registers holding the comparison of this cycle's level (memory + head, itself a register): the level moves by one at most per edge, so their next values are comparisons of the level register chosen by the accepted push and pop, and the flags reach the TX controller straight from flip-flops.".into(),
+        ],
         role: Role::Fifo,
         origin: None,
     }

@@ -5,7 +5,7 @@
 //! A push is accepted while the memory has room (`push_ok`; a push into a full memory is dropped,
 //! which the thresholds prevent); a pop takes the head while `dout_valid`.
 
-use crate::hw::build::{add, and, dec, eq, id, le, sub};
+use crate::hw::build::{add, and, dec, eq, gt, id, le, lt, sub};
 use crate::hw::props::{running, Formal};
 use crate::hw::verilog::{Expr, Item, Stmt};
 use crate::info::DesignInfo;
@@ -39,6 +39,10 @@ pub fn properties(design: &DesignInfo, r: u32, d: u64, lw: u32) -> Item {
     f.items.push(Item::assign(id("f_occupancy"), sub(id("f_pushes"), id("f_pops"))));
     let level = Expr::Concat(vec![Expr::zero(), id("level")]);
     f.assert("p_occupancy", "level = accepted pushes - pops", Some(run.clone()), eq(level, id("f_occupancy")));
+    let held = add(id("mem_count"), Expr::Concat(vec![dec(lw - 1, 0), id("head_valid")]));
+    f.assert("p_level", "the level register is the memory count plus the head", Some(run.clone()), eq(id("level"), held));
+    f.assert("p_high", "high is level > FC_ON_FRAMES", Some(run.clone()), eq(id("high"), gt(id("level"), id("FC_ON_FRAMES"))));
+    f.assert("p_low", "low is level < FC_OFF_FRAMES", Some(run.clone()), eq(id("low"), lt(id("level"), id("FC_OFF_FRAMES"))));
     f.assert("p_no_overflow", "never more than DEPTH entries in the memory plus the head", Some(run.clone()), le(id("f_occupancy"), dec(cw, d + 1)));
     f.assert("p_tag_data", "the tagged entry reaches dout, in order, with the data pushed with it", Some(and(run, and(id("dout_valid"), and(id("f_held"), eq(id("f_pops"), id("f_tag")))))), eq(id("dout"), id("f_tag_data")));
     Item::Formal(f)

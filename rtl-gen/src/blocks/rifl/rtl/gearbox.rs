@@ -160,8 +160,8 @@ fn shifted_up(src: &str, width: u32, n: u32) -> Expr {
 /// `name` = `keep_wide` moved up by `g`·`at` bytes (`at` a `bits`-bit register), `width` bits: a
 /// shifter in radix-4 stages of `at`'s digits, finest first (one LUT6 level each).
 fn placed(it: &mut Vec<Item>, name: &str, at: &str, bits: u32, g: u32, width: u32, doc: &str) {
-    // `at` is one LUT from registers (the transfers and the two candidate fill levels), so the
-    // shifter starts one level in.
+    // `at` is a register (at_a or at_b): the output transfer picks between the two placements
+    // after the shifter.
     let mut src = "keep_wide".to_string();
     let mut lo = 0;
     while lo < bits {
@@ -268,11 +268,17 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
     it.push(Item::assign(id("out_keep"), Expr::slice("held", ob - 1, 0)));
     wire(&mut it, "do_out", 1, "", Expr::and(id("out_valid"), id("out_ready")));
     wire(&mut it, "flush", 1, "the packet's last beat leaves", Expr::and(id("out_ready"), id("out_last")));
+    // Every next state is computed twice from registers and the input beat, for a cycle without
+    // (`_hold`) and with (`_move`) an output transfer, and do_out only picks one: out_ready (the
+    // consumer's decision, late in a node) is one LUT level from every register.
     let fits_out = if 2 * ob < cap { Expr::bit("held", 2 * ob).not() } else { Expr::one() };
-    wire(&mut it, "fits", 1, &format!("an input beat fits after this cycle's output transfer: fill, less {ob} with a transfer, at most {ob}"), Expr::mux(id("do_out"), fits_out, Expr::bit("held", ob).not()));
-    let open = Expr::and(id("eop").not(), id("fits"));
-    it.push(Item::assign(id("in_ready"), if overlap { Expr::or(open, id("flush")) } else { open }));
-    wire(&mut it, "do_in", 1, "", Expr::and(id("in_valid"), id("in_ready")));
+    wire(&mut it, "in_ready_hold", 1, &format!("an input beat fits without an output transfer: fill at most {ob}"), Expr::and(id("eop").not(), Expr::bit("held", ob).not()));
+    let open = Expr::and(id("eop").not(), fits_out);
+    wire(&mut it, "in_ready_move", 1, &format!("an input beat fits with an output transfer: fill - {ob} at most {ob}{}", if overlap { ", or the packet's last beat leaves" } else { "" }), if overlap { Expr::or(open, id("out_last")) } else { open });
+    it.push(Item::assign(id("in_ready"), Expr::mux(id("do_out"), id("in_ready_move"), id("in_ready_hold"))));
+    wire(&mut it, "take_hold", 1, "an input beat is taken, if no output transfer", Expr::and(id("in_valid"), id("in_ready_hold")));
+    wire(&mut it, "take_move", 1, "an input beat is taken, if an output transfer", Expr::and(id("in_valid"), id("in_ready_move")));
+    let by_transfer = |hold: Expr, moved: Expr| Expr::mux(id("do_out"), moved, hold);
     // Rotator: the ring from byte rd_pos*u, coarse digits of rd_pos first; each stage keeps the
     // bytes the finer stages can still reach.
     let (mut src, mut src_len, mut wrap) = ("ring".to_string(), p, true);
@@ -302,9 +308,8 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
     wire(&mut it, "keep_mask", 8 * ob, "out_keep, one bit per data bit", cat((0..ob).rev().map(|i| Expr::Repeat(8, Box::new(Expr::bit("held", i)))).collect()));
     it.push(Item::assign(id("out_data"), Expr::and(id("rd_data"), id("keep_mask"))));
     it.push(Item::comment(&format!(
-        "Ring writes: every cycle, taken or not, ring byte j takes input byte (j - wr_at*{gi}) mod {p} when that is below {ib}:\nthe write area lies beyond the held bytes, so an untaken beat is never read, and the enables need no transfer decision."
+        "Ring writes: every cycle, taken or not, ring byte j takes input byte (j - w*{gi}) mod {p} when that is below {ib},\nw the write position (wr_hot, or 0 at a flush):\nthe write area lies beyond the held bytes, so an untaken beat is never read, and the enables need no transfer decision."
     )));
-    wire(&mut it, "wr_at", slots, "write position of this cycle's input, one-hot (a new packet starts at 0)", Expr::mux(id("flush"), id("WR_FIRST"), id("wr_hot")));
     // Write sources. With I a multiple of the write step (k = 1) ring byte j always takes input
     // byte j mod I. Otherwise (k > 1 input bytes per ring byte) the input beat is first rotated by
     // its write offset mod I (k ways, one LUT6 level on the I-byte beat for k <= 4): ring byte j
@@ -315,7 +320,9 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
     let lo_bytes = ib - gi;
     if k > 1 {
         let table = |f: &dyn Fn(u32) -> u32| -> Expr {
-            cat((0..kb).rev().map(|b| any((0..slots).filter(|&v| f(v) >> b & 1 == 1).map(|v| bit_of("wr_at", slots, v)).collect())).collect())
+            // From wr_hot; a flush writes at position 0, where both offsets are 0.
+            let hot = cat((0..kb).rev().map(|b| any((0..slots).filter(|&v| f(v) >> b & 1 == 1).map(|v| bit_of("wr_hot", slots, v)).collect())).collect());
+            Expr::mux(id("flush"), dec(kb, 0), hot)
         };
         let wrapped = |v: u32| v * gi + ib > p;
         wire(&mut it, "wr_rot", kb, &format!("write offset mod {ib}, in {gi}-byte units"), table(&|v| v % k));
@@ -334,7 +341,7 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
     for j in 0..p {
         // The write positions whose beat covers ring byte j.
         let srcs: Vec<u32> = (0..slots).filter(|&v| (j + p - v * gi) % p < ib).collect();
-        we.push(any(srcs.iter().map(|&v| bit_of("wr_at", slots, v)).collect()));
+        we.push(any(srcs.iter().map(|&v| bit_of("wr_hot", slots, v)).collect()));
         let data = if k == 1 {
             Expr::slice("in_data", 8 * (j % ib) + 7, 8 * (j % ib))
         } else if j < lo_bytes {
@@ -345,38 +352,37 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
         body.push(when(bit_of("ring_we", p, j), vec![Stmt::set(Expr::slice("ring", 8 * j + 7, 8 * j), data)]));
     }
     we.reverse();
-    wire(&mut it, "ring_we", p, "this cycle's write area covers ring byte j (the write position, whether the beat is taken or not)", cat(we));
+    wire(&mut it, "we_hot", p, "the write area at wr_hot covers ring byte j", cat(we));
+    wire(&mut it, "ring_we", p, &format!("this cycle's write area covers ring byte j (at wr_hot, or bytes 0..{} after a flush; whether the beat is taken or not)", ib - 1), Expr::mux(id("flush"), cover_mask(p, 0, ib), id("we_hot")));
     it.push(Item::comment(&format!(
         "Fill level: the held bytes after the output transfer (none after a flush, shifted down by {ob} after another transfer), with the kept input bytes placed above them."
     )));
     let high = |n: u32| if n >= cap { zeros(cap) } else { cat(vec![zeros(n), Expr::slice("held", cap - 1, n)]) };
-    wire(&mut it, "held_base", cap, "held after the output transfer", Expr::mux(id("flush"), zeros(cap), Expr::mux(id("do_out"), high(ob), id("held"))));
+    let taken = |take: &str, v: &str| Expr::and(Expr::Repeat(cap, Box::new(id(take))), id(v));
     wire(&mut it, "keep_wide", cap, "in_keep, zero above", cat(vec![zeros(cap - ib), id("in_keep")]));
-    wire(
-        &mut it,
-        "place",
-        aw,
-        &format!("where the kept input bytes go, in {g}-byte units: the fill level after the output transfer"),
-        Expr::mux(id("flush"), dec(aw, 0), Expr::mux(id("do_out"), id("at_b"), id("at_a"))),
-    );
-    placed(&mut it, "keep_at", "place", aw, g, cap, "the kept input bytes at their place");
-    wire(&mut it, "held_next", cap, "", Expr::or(id("held_base"), Expr::and(Expr::Repeat(cap, Box::new(id("do_in"))), id("keep_at"))));
-    it.push(Item::comment(&format!("The fill level in {g}-byte units, candidates for the four transfer cases chosen by the transfers (modulo 2^{aw}; only read within a packet).")));
-    // After a flush the fill level starts from 0 (at_b from -O/g).
+    placed(&mut it, "keep_at_a", "at_a", aw, g, cap, "the kept input bytes above the held ones");
+    placed(&mut it, "keep_at_b", "at_b", aw, g, cap, &format!("the kept input bytes above the held ones less {ob}"));
+    wire(&mut it, "held_hold", cap, "held after no output transfer", Expr::or(id("held"), taken("take_hold", "keep_at_a")));
+    wire(&mut it, "held_move", cap, &format!("held after an output transfer: empty after a flush, else down by {ob}"), Expr::mux(id("out_last"), taken("take_move", "keep_wide"), Expr::or(high(ob), taken("take_move", "keep_at_b"))));
+    wire(&mut it, "held_next", cap, "", by_transfer(id("held_hold"), id("held_move")));
+    it.push(Item::comment(&format!("The fill level in {g}-byte units (modulo 2^{aw}; only read within a packet); after a flush it starts from 0 (at_b from -O/g).")));
     let units = |reg: &str, origin: Expr| {
-        Expr::mux(
-            id("flush"),
-            Expr::mux(id("do_in"), add(origin.clone(), id("IN_UNITS")), origin),
-            Expr::mux(
-                id("do_out"),
-                Expr::mux(id("do_in"), add(id(reg), sub(id("IN_UNITS"), id("OUT_UNITS"))), sub(id(reg), id("OUT_UNITS"))),
-                Expr::mux(id("do_in"), add(id(reg), id("IN_UNITS")), id(reg)),
-            ),
-        )
+        let hold = Expr::mux(id("take_hold"), add(id(reg), id("IN_UNITS")), id(reg));
+        let moved = Expr::mux(
+            id("out_last"),
+            Expr::mux(id("take_move"), add(origin.clone(), id("IN_UNITS")), origin),
+            Expr::mux(id("take_move"), add(id(reg), sub(id("IN_UNITS"), id("OUT_UNITS"))), sub(id(reg), id("OUT_UNITS"))),
+        );
+        by_transfer(hold, moved)
     };
     wire(&mut it, "at_a_next", aw, "", units("at_a", dec(aw, 0)));
     wire(&mut it, "at_b_next", aw, "", units("at_b", sub(dec(aw, 0), id("OUT_UNITS"))));
-    wire(&mut it, "wr_next", slots, &format!("the write position after an input transfer: {ib} bytes on"), Expr::mux(id("do_in"), rotated_up("wr_at", slots, ib / gi), id("wr_at")));
+    wire(&mut it, "wr_hot_on", slots, &format!("wr_hot {ib} bytes on"), rotated_up("wr_hot", slots, ib / gi));
+    let first_on = cover_mask(slots, (ib / gi) % slots, 1);
+    let wr_move = Expr::mux(id("out_last"), Expr::mux(id("take_move"), first_on, id("WR_FIRST")), Expr::mux(id("take_move"), id("wr_hot_on"), id("wr_hot")));
+    wire(&mut it, "wr_next", slots, &format!("the write position after an input transfer: {ib} bytes on (from 0 after a flush)"), by_transfer(Expr::mux(id("take_hold"), id("wr_hot_on"), id("wr_hot")), wr_move));
+    let eop_move = Expr::mux(id("take_move"), id("in_last"), Expr::and(id("eop"), id("out_last").not()));
+    wire(&mut it, "eop_next", 1, "", by_transfer(Expr::mux(id("take_hold"), id("in_last"), id("eop")), eop_move));
     for q in 0..copies {
         let pos = rd_copy(copies, q * SELECT_REGION_BYTES);
         let suffix = if copies == 1 { String::new() } else { format!("_{q}") };
@@ -393,7 +399,7 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
         regs.push(set_id(&pos, id(&format!("rd_next{suffix}"))));
     }
     reset.push(set_id("wr_hot", id("WR_FIRST")));
-    regs.extend([set_id("wr_hot", id("wr_next")), if_else(id("do_in"), vec![set_id("eop", id("in_last"))], vec![when(id("flush"), vec![set_id("eop", Expr::zero())])])]);
+    regs.extend([set_id("wr_hot", id("wr_next")), set_id("eop", id("eop_next"))]);
     it.push(Item::AlwaysFf { reset: Some(reset), body: regs });
     // No reset and no clear: the ring's flip-flops have only an enable, the write position (shared
     // by its bytes), with the input byte straight on D; the reset empties the ring through held.
@@ -416,7 +422,7 @@ pub fn module(design: &DesignInfo, name: &str, role: Role, in_bytes: u32, out_by
                 }
             ),
             format!("Ring of {p} bytes: writes at multiples of {gi} bytes ({slots} positions, each ring byte fed by {} input byte(s)), reads at multiples of {u} bytes ({r} positions, rotator stages {:?} (digit low bit, bits, ways)).", ib / gi, rotator_stages(r)),
-            format!("Timing: the fill level is held as a thermometer code (held), so out_valid, out_last, out_keep and in_ready are one LUT from registers; the ring is written every cycle at the registered one-hot write position (wr_hot, or 0 at a flush), taken or not, into bytes outside the held ones (ring of at least 2*I + O bytes), and never cleared: its enables wait for no transfer decision, and out_data is the read-out masked by out_keep; the read position is held in {copies} copies (one per {SELECT_REGION_BYTES} bytes of the rotator's widest window, each stepping from its own value so synthesis keeps them apart), so no select net spans the whole ring; the kept input bytes are placed by a shifter over the fill level in {g}-byte units (at_a, at_b)."),
+            format!("Timing: the fill level is held as a thermometer code (held), so out_valid, out_last, out_keep and in_ready are one LUT from registers; the ring is written every cycle at the registered one-hot write position (wr_hot, or 0 at a flush), taken or not, into bytes outside the held ones (ring of at least 2*I + O bytes), and never cleared: its enables wait for no transfer decision, and out_data is the read-out masked by out_keep; the read position is held in {copies} copies (one per {SELECT_REGION_BYTES} bytes of the rotator's widest window, each stepping from its own value so synthesis keeps them apart), so no select net spans the whole ring; the kept input bytes are placed by shifters over the fill level in {g}-byte units (at_a, at_b); every next state is computed for both outcomes of the output transfer (held_hold / held_move, ...) and do_out picks one, so out_ready is one LUT level from every register."),
         ],
         role,
         origin: None,

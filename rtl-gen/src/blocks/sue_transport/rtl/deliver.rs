@@ -172,9 +172,9 @@ pub(super) fn output(cx: &Ctx, it: &mut Vec<Item>) {
         mq_waddr,
     );
     let ncx = if pbw >= 10 {
-        Expr::slice("nc2", 9, 0)
+        Expr::slice("rv_nc_q", 9, 0)
     } else {
-        zext(id("nc2"), pbw, 10)
+        zext(id("rv_nc_q"), pbw, 10)
     };
     it.push(Item::AlwaysFf {
         reset: None,
@@ -252,9 +252,9 @@ pub(super) fn buffers(cx: &Ctx, it: &mut Vec<Item>) {
         ..
     } = cx;
     let beats_c = if pbw > ubw {
-        Expr::slice("rx_beat", ubw - 1, 0)
+        Expr::slice("rv_beats_q", ubw - 1, 0)
     } else {
-        zext(id("rx_beat"), pbw, ubw)
+        zext(id("rv_beats_q"), pbw, ubw)
     };
     wire(
         it,
@@ -264,9 +264,9 @@ pub(super) fn buffers(cx: &Ctx, it: &mut Vec<Item>) {
         beats_c,
     );
     let acc_rp = if pbw > rpw {
-        Expr::slice("rx_beat", rpw - 1, 0)
+        Expr::slice("rv_beats_q", rpw - 1, 0)
     } else {
-        zext(id("rx_beat"), pbw, rpw)
+        zext(id("rv_beats_q"), pbw, rpw)
     };
     wire(it, "acc_ptr", rpw, "", acc_rp);
     for vv in 0..v {

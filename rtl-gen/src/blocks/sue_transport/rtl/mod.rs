@@ -411,6 +411,7 @@ pub fn module(b: &SueTransportBlock, design: &DesignInfo, name: &str) -> Generat
     engine::engine(&cx, &mut it, dest_pick);
     rx::frame(&cx, &mut it);
     rx::header(&cx, &mut it);
+    rx::checks(&cx, &mut it);
     rx::verdict(&cx, &mut it);
     rx::regs(&cx, &mut it);
     space::protocol(&cx, &mut it);

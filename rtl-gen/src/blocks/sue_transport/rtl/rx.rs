@@ -1,6 +1,7 @@
 //! RX: beat 0 holds the RH; each later beat completes one payload beat {its low 8 bytes, the
 //! previous beat's top bytes}, written tentatively into its VC buffer; at tlast the checks run
-//! in order (frame, shape, R-CRC, header, partition) and an in-order PDU is committed.
+//! (frame, shape, R-CRC, header, partition) and their results are registered; a cycle later the
+//! verdict takes them in that order and an in-order PDU is committed.
 
 use super::crc::{last8_map, step_map};
 use super::{ge, gt, partly_used, sp, Ctx};
@@ -32,9 +33,13 @@ pub(super) fn frame(cx: &Ctx, it: &mut Vec<Item>) {
         ref init_e,
         ..
     } = cx;
-    it.push(Item::comment("RX: beat 0 holds the RH; each later beat completes one payload beat {its low 8 bytes, the previous beat's top bytes}, written tentatively into its VC buffer; at tlast the checks run in order (frame, shape, R-CRC, header, partition) and an in-order PDU is committed."));
+    it.push(Item::comment("RX: beat 0 holds the RH; each later beat completes one payload beat {its low 8 bytes, the previous beat's top bytes}, written tentatively into its VC buffer; at tlast the checks run (frame, shape, R-CRC, header, partition) and are registered; the verdict a cycle later takes them in that order and commits an in-order PDU."));
     it.push(Item::reg("rx_busy_q", 1, "inside a received PDU"));
-    it.push(Item::reg("rx_rh_q", 64, "RH bytes of the PDU"));
+    it.push(Item::reg(
+        "rx_rh_q",
+        64,
+        "RH bytes of the PDU (held to its verdict)",
+    ));
     it.push(Item::reg(
         "rx_hold_q",
         dw - 64,
@@ -78,14 +83,58 @@ pub(super) fn frame(cx: &Ctx, it: &mut Vec<Item>) {
             "commands of the head PDU delivered",
         ));
     }
+    it.push(Item::reg(
+        "rv_end_q",
+        1,
+        "a PDU ended last cycle: its verdict is now",
+    ));
+    it.push(Item::reg("rv_ferr_q", 1, "its frame error"));
+    it.push(Item::reg("rv_lenerr_q", 1, "its shape error"));
+    it.push(Item::reg("rv_crc_ok_q", 1, "its R-CRC matched"));
+    it.push(Item::reg("rv_hdr_bad_q", 1, "its header check failed"));
+    if cx.p.partition_check {
+        it.push(Item::reg("rv_part_bad_q", 1, "its partition is not ours"));
+    }
+    it.push(Item::reg(
+        "rv_beats_q",
+        pbw,
+        "its payload beats (0: a control PDU)",
+    ));
+    it.push(Item::reg("rv_nc_q", pbw, "its whole commands"));
+    it.push(Item::reg(
+        "sr_sel_q",
+        cx.ns,
+        "the space its RH names, one-hot (zero if none)",
+    ));
+    // A PDU awaiting its verdict may still commit its payload beats: its VC counts them as
+    // held, so the PDU that starts meanwhile cannot overfill the buffer (one bit wider: the
+    // pending beats saturate at PACK_BEATS + 1).
+    let pend_beats = if pbw > ubw + 1 {
+        Expr::slice("rv_beats_q", ubw, 0)
+    } else {
+        zext(id("rv_beats_q"), pbw, ubw + 1)
+    };
     let room: Vec<Expr> = (0..v)
-        .map(|vv| Expr::bin(BinOp::Le, id(&format!("v{vv}_used")), room_e.clone()))
+        .map(|vv| {
+            let held = add(
+                zext(id(&format!("v{vv}_used")), ubw, ubw + 1),
+                mux(
+                    Expr::and(
+                        id("rv_end_q"),
+                        Expr::eq(Expr::slice("rx_rh_q", 39, 38), dec(2, vv as u64)),
+                    ),
+                    pend_beats.clone(),
+                    dec(ubw + 1, 0),
+                ),
+            );
+            Expr::bin(BinOp::Le, held, zext(room_e.clone(), ubw, ubw + 1))
+        })
         .collect();
     wire(
         it,
         "rx_room",
         1,
-        "every VC buffer can take a maximum PDU",
+        "every VC buffer can take a maximum PDU besides the PDU awaiting its verdict",
         all(room),
     );
     wire(
@@ -310,72 +359,40 @@ pub(super) fn frame(cx: &Ctx, it: &mut Vec<Item>) {
         it,
         "crc_ok",
         1,
-        "",
+        "the last beat's R-CRC matches (registered for the verdict)",
         Expr::eq(id("rx_fin"), Expr::slice("s_axis_rx_tdata", 95, 64)),
     );
 }
 
-/// The RH fields, the header and partition checks, the check order at tlast and the
-/// received PDU's PSN space with its TX state.
+/// At tlast, from the arriving RH: the header and partition checks and the PSN space it names,
+/// registered with the frame, shape and R-CRC results for the verdict a cycle later.
 pub(super) fn header(cx: &Ctx, it: &mut Vec<Item>) {
     let &Ctx {
         x,
         v,
         kpp,
         ns,
-        snb,
         p,
         ref op_reserved,
         ..
     } = cx;
-    wire(it, "r_op", 2, "", Expr::slice("rh_w", 5, 4));
     wire(
         it,
-        "r_xpu",
+        "rh_xpu",
         XPUID_BITS,
-        "source xpuid",
+        "source xpuid of the arriving RH",
         cat(vec![Expr::slice("rh_w", 1, 0), Expr::slice("rh_w", 15, 8)]),
     );
-    wire(
-        it,
-        "r_psn",
-        16,
-        "",
-        cat(vec![
-            Expr::slice("rh_w", 23, 16),
-            Expr::slice("rh_w", 31, 24),
-        ]),
-    );
-    wire(it, "r_vc", 2, "", Expr::slice("rh_w", 39, 38));
-    wire(
-        it,
-        "r_part",
-        10,
-        "",
-        cat(vec![
-            Expr::slice("rh_w", 33, 32),
-            Expr::slice("rh_w", 47, 40),
-        ]),
-    );
-    wire(
-        it,
-        "r_rpsn",
-        16,
-        "",
-        cat(vec![
-            Expr::slice("rh_w", 55, 48),
-            Expr::slice("rh_w", 63, 56),
-        ]),
-    );
+    let rh_vc = Expr::slice("rh_w", 39, 38);
     let xbad = if x == 1024 {
         dec(1, 0)
     } else {
-        ge(id("r_xpu"), dec(XPUID_BITS, x as u64))
+        ge(id("rh_xpu"), dec(XPUID_BITS, x as u64))
     };
     let vbad = if v == 4 {
         dec(1, 0)
     } else {
-        ge(id("r_vc"), dec(2, v as u64))
+        ge(rh_vc.clone(), dec(2, v as u64))
     };
     wire(
         it,
@@ -384,34 +401,147 @@ pub(super) fn header(cx: &Ctx, it: &mut Vec<Item>) {
         "ver, op 3, xpuid or vc",
         any(vec![
             ne(Expr::slice("rh_w", 7, 6), dec(2, p.version as u64)),
-            Expr::eq(id("r_op"), op_reserved.clone()),
+            Expr::eq(Expr::slice("rh_w", 5, 4), op_reserved.clone()),
             xbad,
             vbad,
         ]),
     );
     // Without the partition check no PDU is dropped for its partition: no `e_part` term, and
     // the partition-error counter is a constant zero (see the counters below).
-    let part_bad = p
-        .partition_check
-        .then(|| ne(id("r_part"), dec(10, p.partition as u64)));
-    if !p.partition_check {
-        it.push(Item::pragma("verilator lint_off UNUSED"));
+    if p.partition_check {
         wire(
             it,
-            "part_unused",
-            10,
-            "partition is not checked",
-            id("r_part"),
+            "part_bad",
+            1,
+            "partition other than ours",
+            ne(
+                cat(vec![
+                    Expr::slice("rh_w", 33, 32),
+                    Expr::slice("rh_w", 47, 40),
+                ]),
+                dec(10, p.partition as u64),
+            ),
         );
-        it.push(Item::pragma("verilator lint_on UNUSED"));
     }
-    wire(it, "e_frame", 1, "", Expr::and(id("rx_end"), id("rx_ferr")));
+    // The space is picked from the RH alone and registered with the checks, so the verdict
+    // reads the space's state from a one-hot select; only the enables (`sr_oh`) wait for
+    // `r_ok`. Every use of the selected state is gated by `r_ok`.
+    let sr: Vec<Expr> = (0..ns)
+        .rev()
+        .map(|s| {
+            let mut t = vec![Expr::eq(
+                id("rh_xpu"),
+                dec(XPUID_BITS, cx.dest_of(s) as u64),
+            )];
+            if kpp > 1 {
+                t.push(Expr::eq(rh_vc.clone(), dec(2, cx.vc_of(s) as u64)));
+            }
+            all(t)
+        })
+        .collect();
+    wire(
+        it,
+        "rh_sel",
+        ns,
+        "space the arriving RH names, one-hot (zero if none)",
+        cat(sr),
+    );
+    verdict_regs(cx, it);
+}
+
+/// The verdict stage's registers (declared with the framing registers, which read them for
+/// the room check): a PDU's check results and counts, taken at its tlast.
+fn verdict_regs(cx: &Ctx, it: &mut Vec<Item>) {
+    let &Ctx { ns, pbw, p, .. } = cx;
+    let mut reset = vec![
+        set_id("rv_end_q", dec(1, 0)),
+        set_id("rv_ferr_q", dec(1, 0)),
+        set_id("rv_lenerr_q", dec(1, 0)),
+        set_id("rv_crc_ok_q", dec(1, 0)),
+        set_id("rv_hdr_bad_q", dec(1, 0)),
+        set_id("rv_beats_q", dec(pbw, 0)),
+        set_id("rv_nc_q", dec(pbw, 0)),
+        set_id("sr_sel_q", dec(ns, 0)),
+    ];
+    let mut take = vec![
+        set_id("rv_ferr_q", id("rx_ferr")),
+        set_id("rv_lenerr_q", id("rx_lenerr")),
+        set_id("rv_crc_ok_q", id("crc_ok")),
+        set_id("rv_hdr_bad_q", id("hdr_bad")),
+        set_id("rv_beats_q", id("rx_beat")),
+        set_id("rv_nc_q", id("nc2")),
+        set_id("sr_sel_q", id("rh_sel")),
+    ];
+    if p.partition_check {
+        reset.push(set_id("rv_part_bad_q", dec(1, 0)));
+        take.push(set_id("rv_part_bad_q", id("part_bad")));
+    }
+    it.push(Item::AlwaysFf {
+        reset: Some(reset),
+        body: vec![set_id("rv_end_q", id("rx_end")), when(id("rx_end"), take)],
+    });
+}
+
+/// The verdict, a cycle after tlast: the registered checks in order, the RH fields of the
+/// PDU (held in `rx_rh_q`) and its PSN space's TX state.
+pub(super) fn checks(cx: &Ctx, it: &mut Vec<Item>) {
+    let &Ctx { ns, snb, p, .. } = cx;
+    partly_used(
+        it,
+        "rv_rh",
+        64,
+        "RH of the PDU at its verdict (its op, xpuid, PSNs and vc)",
+        id("rx_rh_q"),
+    );
+    wire(it, "r_op", 2, "", Expr::slice("rv_rh", 5, 4));
+    wire(
+        it,
+        "r_xpu",
+        XPUID_BITS,
+        "source xpuid",
+        cat(vec![
+            Expr::slice("rv_rh", 1, 0),
+            Expr::slice("rv_rh", 15, 8),
+        ]),
+    );
+    wire(
+        it,
+        "r_psn",
+        16,
+        "",
+        cat(vec![
+            Expr::slice("rv_rh", 23, 16),
+            Expr::slice("rv_rh", 31, 24),
+        ]),
+    );
+    wire(it, "r_vc", 2, "", Expr::slice("rv_rh", 39, 38));
+    wire(
+        it,
+        "r_rpsn",
+        16,
+        "",
+        cat(vec![
+            Expr::slice("rv_rh", 55, 48),
+            Expr::slice("rv_rh", 63, 56),
+        ]),
+    );
+    wire(
+        it,
+        "e_frame",
+        1,
+        "",
+        Expr::and(id("rv_end_q"), id("rv_ferr_q")),
+    );
     wire(
         it,
         "e_len",
         1,
         "",
-        all(vec![id("rx_end"), id("rx_ferr").not(), id("rx_lenerr")]),
+        all(vec![
+            id("rv_end_q"),
+            id("rv_ferr_q").not(),
+            id("rv_lenerr_q"),
+        ]),
     );
     wire(
         it,
@@ -419,10 +549,10 @@ pub(super) fn header(cx: &Ctx, it: &mut Vec<Item>) {
         1,
         "",
         all(vec![
-            id("rx_end"),
-            id("rx_ferr").not(),
-            id("rx_lenerr").not(),
-            id("crc_ok").not(),
+            id("rv_end_q"),
+            id("rv_ferr_q").not(),
+            id("rv_lenerr_q").not(),
+            id("rv_crc_ok_q").not(),
         ]),
     );
     wire(
@@ -431,59 +561,49 @@ pub(super) fn header(cx: &Ctx, it: &mut Vec<Item>) {
         1,
         "frame, shape and R-CRC good",
         all(vec![
-            id("rx_end"),
-            id("rx_ferr").not(),
-            id("rx_lenerr").not(),
-            id("crc_ok"),
+            id("rv_end_q"),
+            id("rv_ferr_q").not(),
+            id("rv_lenerr_q").not(),
+            id("rv_crc_ok_q"),
         ]),
     );
-    wire(it, "e_hdr", 1, "", Expr::and(id("pre_ok"), id("hdr_bad")));
-    let mut ok_terms = vec![id("pre_ok"), id("hdr_bad").not()];
-    if let Some(bad) = &part_bad {
+    wire(
+        it,
+        "e_hdr",
+        1,
+        "",
+        Expr::and(id("pre_ok"), id("rv_hdr_bad_q")),
+    );
+    let mut ok_terms = vec![id("pre_ok"), id("rv_hdr_bad_q").not()];
+    if p.partition_check {
         wire(
             it,
             "e_part",
             1,
             "",
-            all(vec![id("pre_ok"), id("hdr_bad").not(), bad.clone()]),
+            all(vec![
+                id("pre_ok"),
+                id("rv_hdr_bad_q").not(),
+                id("rv_part_bad_q"),
+            ]),
         );
-        ok_terms.push(bad.clone().not());
+        ok_terms.push(id("rv_part_bad_q").not());
     }
     wire(it, "r_ok", 1, "the PDU passed every check", all(ok_terms));
-    // The space is picked from the RH alone, in parallel with the checks, so the space's TX
-    // state is read while the R-CRC is still being compared; only the enables (`sr_oh`) wait
-    // for `r_ok`. Every use of the selected state is gated by `r_ok`.
-    let sr: Vec<Expr> = (0..ns)
-        .rev()
-        .map(|s| {
-            let mut t = vec![Expr::eq(id("r_xpu"), dec(XPUID_BITS, cx.dest_of(s) as u64))];
-            if kpp > 1 {
-                t.push(Expr::eq(id("r_vc"), dec(2, cx.vc_of(s) as u64)));
-            }
-            all(t)
-        })
-        .collect();
-    wire(
-        it,
-        "sr_sel",
-        ns,
-        "space the RH names, one-hot (zero if none)",
-        cat(sr),
-    );
     wire(
         it,
         "sr_oh",
         ns,
         "space of a good received PDU, one-hot",
-        Expr::and(id("sr_sel"), rep(ns, id("r_ok"))),
+        Expr::and(id("sr_sel_q"), rep(ns, id("r_ok"))),
     );
-    encode(it, "sr_i", "sr_sel", ns, snb, "");
+    encode(it, "sr_i", "sr_sel_q", ns, snb, "");
     wire(
         it,
         "r_una",
         16,
         "",
-        onehot_mux("sr_sel", ns, |s| sp(s, "una"), 16),
+        onehot_mux("sr_sel_q", ns, |s| sp(s, "una"), 16),
     );
     wire(
         it,
@@ -494,7 +614,7 @@ pub(super) fn header(cx: &Ctx, it: &mut Vec<Item>) {
             .map(|s| {
                 Expr::and(
                     cx.psn_lo(&sp(s, "hwm")),
-                    rep(cx.pw, bit_of("sr_sel", ns, s)),
+                    rep(cx.pw, bit_of("sr_sel_q", ns, s)),
                 )
             })
             .collect()),
@@ -504,14 +624,14 @@ pub(super) fn header(cx: &Ctx, it: &mut Vec<Item>) {
         "r_cacc",
         16,
         "",
-        onehot_mux("sr_sel", ns, |s| sp(s, "cacc"), 16),
+        onehot_mux("sr_sel_q", ns, |s| sp(s, "cacc"), 16),
     );
     wire(
         it,
         "r_epsn",
         16,
         "",
-        onehot_mux("sr_sel", ns, |s| sp(s, "epsn"), 16),
+        onehot_mux("sr_sel_q", ns, |s| sp(s, "epsn"), 16),
     );
 }
 
@@ -630,7 +750,7 @@ pub(super) fn verdict(cx: &Ctx, it: &mut Vec<Item>) {
         "r_ctrl",
         1,
         "a good control PDU",
-        Expr::and(id("r_ok"), Expr::eq(id("rx_beat"), dec(pbw, 0))),
+        Expr::and(id("r_ok"), Expr::eq(id("rv_beats_q"), dec(pbw, 0))),
     );
     wire(
         it,
@@ -644,7 +764,7 @@ pub(super) fn verdict(cx: &Ctx, it: &mut Vec<Item>) {
         "r_data",
         1,
         "",
-        Expr::and(id("r_ok"), ne(id("rx_beat"), dec(pbw, 0))),
+        Expr::and(id("r_ok"), ne(id("rv_beats_q"), dec(pbw, 0))),
     );
     wire(
         it,
@@ -706,6 +826,8 @@ pub(super) fn regs(cx: &Ctx, it: &mut Vec<Item>) {
             id("rx_fire"),
             vec![
                 set_id("rx_hold_q", Expr::slice("s_axis_rx_tdata", dw - 1, 64)),
+                // Also at a one-beat PDU's tlast: the verdict reads the RH a cycle later.
+                when(id("rx_first"), vec![set_id("rx_rh_q", id("rh_w"))]),
                 Stmt::If(
                     id("s_axis_rx_tlast"),
                     vec![set_id("rx_busy_q", dec(1, 0))],
@@ -724,13 +846,7 @@ pub(super) fn regs(cx: &Ctx, it: &mut Vec<Item>) {
                             set_id("rx_ferr_q", id("rx_ferr")),
                             set_id("rx_kerr_q", id("rx_kerr")),
                             set_id("rx_nc_q", id("nc2")),
-                            when(
-                                id("rx_first"),
-                                vec![
-                                    set_id("rx_rh_q", id("rh_w")),
-                                    set_id("rx_vc_q", id("rx_vc_w")),
-                                ],
-                            ),
+                            when(id("rx_first"), vec![set_id("rx_vc_q", id("rx_vc_w"))]),
                         ];
                         if cbt > 1 {
                             s.push(set_id("rx_cb_q", id("cb2")));

@@ -34,7 +34,7 @@ pub(super) fn counters(cx: &Ctx, it: &mut Vec<Item>) {
         id("in_err"),
         id("in_down"),
         Expr::and(id("s_axis_pdu_tvalid"), id("pdu_ready").not()),
-        id("rx_end"),
+        id("rv_end_q"),
         id("e_frame"),
         id("e_len"),
         id("e_crc"),

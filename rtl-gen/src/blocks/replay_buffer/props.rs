@@ -118,6 +118,9 @@ pub fn properties(b: &ReplayBufferBlock, design: &DesignInfo) -> Item {
     let s1_addr = addr("f_s1_seq");
     f.assert("p_tag_stored", "the tagged entry is stored unchanged while held", Some(and(run(), id("f_held"))), eq(ram_at(f_addr), id("f_data")));
     f.assert("p_read_reg", "the output register holds the stored entry it names", Some(and(run(), id("q_ok"))), eq(id("out_q"), ram_at(rd_addr)));
+    // The read register's entry is in the window, so no push overwrites it before it moves on
+    // (the induction step needs this: a state where it names the tail is unreachable).
+    f.assert("p_read_stage_held", "the entry the read register holds is in the window", Some(and(run(), id("s1_ok"))), held(id("f_s1_seq")));
     f.assert("p_read_stage", "the read register holds the stored entry after the presented one (rd_q's own while none is)", Some(and(run(), id("s1_ok"))), eq(id("f_ram_q"), ram_at(s1_addr)));
     f.assert("p_data", "the tagged entry leaves with the data pushed with it", Some(and(and(run(), id("out_valid")), and(id("f_held"), eq(id("out_seq"), id("f_seq"))))), eq(id("out_data"), id("f_data")));
     Item::Formal(f)

@@ -294,7 +294,7 @@ fn plan_rxl_sizes_the_replay_buffer_for_the_loop() {
     let design = dir.path().join("rxl.toml");
     let out = ok(&bin().args(["plan", "rxl", "--cable-m", "2", "--switch-levels", "1", "--emit"]).arg(&design).output().unwrap());
     no_bad_numbers(&out);
-    assert!(out.contains("replay_depth: 54: the 43-flit retry loop") && out.contains("FIT, RXL one switch"), "{out}");
+    assert!(out.contains("replay_depth: 55: the 44-flit retry loop") && out.contains("FIT, RXL one switch"), "{out}");
     let tree = dir.path().join("tree");
     ok(&bin().arg("generate").arg(&design).arg("--out").arg(&tree).output().unwrap());
     let manifest = std::fs::read_to_string(tree.join("rxl_plan/manifest.json")).unwrap();

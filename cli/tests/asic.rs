@@ -137,7 +137,7 @@ fn small_modules_map_and_time_with_the_emitted_sdc_and_package() {
 fn ram_wrappers_stay_macros_timed_at_their_pins() {
     let dir = tempfile::tempdir().expect("temp dir");
     let modules = ["rtlgen_replay_buf", "rtlgen_replay_buf_np"];
-    let shapes = [("rtlgen_ram_1r1w_64x16", 64, 16), ("rtlgen_ram_1r1w_33x32", 33, 32)];
+    let shapes = [("rtlgen_ram_1r1w_outreg_64x16", 64, 16), ("rtlgen_ram_1r1w_outreg_33x32", 33, 32)];
     let run = |ram: &str, json: &str, pkg: Option<&str>| -> Vec<serde_json::Value> {
         let mut c = bin();
         c.args(["asic", "generated", "--ram", ram]).args(modules.iter().flat_map(|m| ["--module", m])).arg("--json").arg(dir.path().join(json)).arg("--work").arg(dir.path().join(ram));
@@ -174,9 +174,9 @@ fn ram_wrappers_stay_macros_timed_at_their_pins() {
     // Paths through the macro pins are timed with the model (launch at rd_data, capture at wr_data).
     let work = dir.path().join("macro/rtlgen_replay_buf");
     let lib = std::fs::read_to_string(work.join("ram_macros.lib")).expect("macro model");
-    assert!(lib.contains("cell (rtlgen_ram_1r1w_64x16)") && lib.contains("timing_type : setup_rising") && lib.contains("timing_type : rising_edge"), "{lib}");
+    assert!(lib.contains("cell (rtlgen_ram_1r1w_outreg_64x16)") && lib.contains("timing_type : setup_rising") && lib.contains("timing_type : rising_edge"), "{lib}");
     let netlist = std::fs::read_to_string(work.join("rtlgen_replay_buf.v")).expect("netlist");
-    assert!(netlist.contains("rtlgen_ram_1r1w_64x16 u_ram (") && !netlist.contains("module rtlgen_ram_1r1w_64x16"), "the wrapper is an instance, not a module of the netlist");
+    assert!(netlist.contains("rtlgen_ram_1r1w_outreg_64x16 u_ram (") && !netlist.contains("module rtlgen_ram_1r1w_outreg_64x16"), "the wrapper is an instance, not a module of the netlist");
     let tcl = std::fs::read_to_string(work.join("sta.tcl")).expect("script");
     let probe = work.join("probe.tcl");
     let through = tcl.replace("puts RTLGEN-WORST-PATH\n", "puts PROBE-FROM\nreport_checks -through [get_pins u_ram/rd_data*] -format full\nputs PROBE-TO\nreport_checks -to [get_pins u_ram/wr_data*] -format full\nputs RTLGEN-WORST-PATH\n");
@@ -192,7 +192,7 @@ fn ram_wrappers_stay_macros_timed_at_their_pins() {
         assert!(lib.contains("library (rtlgen_ram_macros)"));
     }
     let readme = std::fs::read_to_string(pkg.join("README.md")).expect("readme");
-    assert!(readme.contains("| rtlgen_replay_buf | rtlgen_ram_1r1w_64x16 | 64 × 16 | 1 | 1024 |") && readme.contains("clean for every module"), "{readme}");
+    assert!(readme.contains("| rtlgen_replay_buf | rtlgen_ram_1r1w_outreg_64x16 | 64 × 16 | 1 | 1024 |") && readme.contains("clean for every module"), "{readme}");
 }
 
 /// The SDC before it set input and output delays (a clock only) leaves every port path

@@ -41,13 +41,14 @@ pub fn reserved_by(name: &str) -> Option<&'static str> {
 }
 
 /// Whether `name` has the form of a RAM wrapper's name under `prefix` (`<prefix>ram_1r1w_<W>x<D>`,
-/// `<prefix>ram_1r1w_async_<W>x<D>`, `<prefix>lutram_1r1w_…`, any width and depth): which
+/// `<prefix>ram_1r1w_async_<W>x<D>`, `<prefix>ram_1r1w_outreg_<W>x<D>`, `<prefix>lutram_1r1w_…`,
+/// any width and depth): which
 /// wrappers a design emits is known only after its modules are built, so the design check
 /// reserves the whole form and no block's module may take such a name.
 pub fn ram_wrapper_form(name: &str, prefix: &str) -> bool {
     let Some(rest) = name.strip_prefix(prefix) else { return false };
     let Some(rest) = rest.strip_prefix("ram_1r1w_").or_else(|| rest.strip_prefix("lutram_1r1w_")) else { return false };
-    let rest = rest.strip_prefix("async_").unwrap_or(rest);
+    let rest = rest.strip_prefix("async_").or_else(|| rest.strip_prefix("outreg_")).unwrap_or(rest);
     let number = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
     matches!(rest.split_once('x'), Some((w, d)) if number(w) && number(d))
 }

@@ -195,7 +195,7 @@ fn memories_are_ram_wrappers_one_module_per_shape() {
     let users = kr4.module.items.iter().filter(|i| matches!(i, Item::Instance { module, .. } if module == "rtlgen_ram_1r1w_330x128")).count();
     assert_eq!(users, 2);
     let shape = rams.iter().find(|m| m.name() == "rtlgen_ram_1r1w_330x128").expect("the KR4 store's wrapper");
-    assert_eq!(shape.params, [("width", serde_json::json!(330)), ("depth", serde_json::json!(128)), ("read", serde_json::json!("sync")), ("style", serde_json::json!("block"))]);
+    assert_eq!(shape.params, [("width", serde_json::json!(330)), ("depth", serde_json::json!(128)), ("read", serde_json::json!("sync")), ("output_register", serde_json::json!(false)), ("style", serde_json::json!("block"))]);
     assert_eq!(shape.latency, 1);
 }
 

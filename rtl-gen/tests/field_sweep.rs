@@ -62,7 +62,7 @@ fn ram_shape_classes(root: &std::path::Path) -> std::collections::BTreeMap<Strin
         .map(|m| {
             let p = &m["params"];
             let (width, depth) = (p["width"].as_u64().expect("RAM width"), p["depth"].as_u64().expect("RAM depth"));
-            let class = field_sweep::ram_shape_class(p["read"].as_str().expect("RAM read"), p["style"].as_str().expect("RAM style"), width, depth);
+            let class = field_sweep::ram_shape_class(p["read"].as_str().expect("RAM read"), p["output_register"].as_bool().expect("RAM output_register"), p["style"].as_str().expect("RAM style"), width, depth);
             (m["name"].as_str().expect("module name").to_string(), class)
         })
         .collect()

@@ -60,7 +60,7 @@ fn replay_buffer_gate_netlist_equals_the_model() {
 #[test]
 fn replay_buffer_gate_netlist_around_its_ram_macro_equals_the_model() {
     let o = gate_level("rtlgen_replay_buf", scaled(3_000) as u64, RamMode::Macro, |t| {
-        assert!(t.contains("rtlgen_ram_1r1w_64x16 u_ram ("), "the RAM is a macro instance");
+        assert!(t.contains("rtlgen_ram_1r1w_outreg_64x16 u_ram ("), "the RAM is a macro instance");
         t.to_string()
     });
     o.check().expect("gate-level replay buffer with its RAM macro equals the model");

@@ -56,7 +56,7 @@ fn an_own_design_passes_and_a_changed_xor_is_caught_by_name() -> TestResult {
     let outcomes = cosim::run(&bench, None, &opts(), &mut |_| {})?;
     print!("{}", cosim::table(&outcomes));
     let names: Vec<&str> = outcomes.iter().map(|o| o.module.as_str()).collect();
-    assert_eq!(names, ["own_crc16", "own_crc16_check", "own_ram_1r1w_40x16", "own_replay", "own_fec_enc", "own_fec_dec", "own_fec_t2_enc", "own_fec_t2_dec"]);
+    assert_eq!(names, ["own_crc16", "own_crc16_check", "own_ram_1r1w_outreg_40x16", "own_replay", "own_fec_enc", "own_fec_dec", "own_fec_t2_enc", "own_fec_t2_dec"]);
     for o in &outcomes {
         o.check()?;
         assert!(o.vectors >= 3_000, "{o}");

@@ -54,7 +54,8 @@ fn cosim_variants(kinds: &dyn Fn(&str) -> bool, vectors: u64) {
             let key: String = if m.role == Role::Ram {
                 let param = |k: &str| m.params.iter().find(|(n, _)| *n == k).and_then(|(_, v)| v.as_str()).unwrap_or("");
                 let number = |k: &str| m.params.iter().find(|(n, _)| *n == k).and_then(|(_, v)| v.as_u64()).unwrap_or_else(|| panic!("{}: RAM {k} not a number", m.name()));
-                field_sweep::ram_shape_class(param("read"), param("style"), number("width"), number("depth"))
+                let out_reg = m.params.iter().any(|(n, v)| *n == "output_register" && v.as_bool() == Some(true));
+                field_sweep::ram_shape_class(param("read"), out_reg, param("style"), number("width"), number("depth"))
             } else {
                 let names: BTreeSet<&str> = bench.elab().hierarchy(m).iter().map(|d| d.name()).collect();
                 names.iter().map(|d| field_sweep::body(&std::fs::read_to_string(root.join(format!("rtl/{d}.v"))).expect("module")).to_string()).collect()

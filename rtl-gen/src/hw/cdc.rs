@@ -279,7 +279,7 @@ fn clock_paths(m: &crate::hw::verilog::Module, pair: &dyn Fn(&str, &str) -> bool
             clock_of.entry(p.name.clone()).or_insert_with(|| clocks.iter().next().cloned().unwrap_or_default());
         }
     }
-    let memories: BTreeSet<&str> = m.items.iter().filter_map(|i| if let Item::Memory { name, .. } | Item::LutMemory { name, .. } = i { Some(name.as_str()) } else { None }).collect();
+    let memories: BTreeSet<&str> = m.items.iter().filter_map(|i| if let Item::Memory { name, .. } | Item::LutMemory { name, .. } | Item::UncheckedMemory { name, .. } = i { Some(name.as_str()) } else { None }).collect();
     let sync1: BTreeSet<&str> = m.items.iter().filter_map(|i| if let Item::SyncReg { name, .. } = i { name.ends_with("_s1").then_some(name.as_str()) } else { None }).collect();
     let mut wires: HashMap<String, Vec<String>> = HashMap::new();
     let mut gray_wires: BTreeSet<String> = BTreeSet::new();

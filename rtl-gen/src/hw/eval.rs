@@ -285,7 +285,7 @@ impl Sim {
                 }
                 Item::Assign(l, r) => assigns.push((c.target(l), c.expr(r))),
                 Item::AlwaysFf { reset, body } => ffs.push(FfBlock { reset: reset.as_ref().map(|r| c.stmts(r)), body: c.stmts(body) }),
-                Item::Memory { name, .. } | Item::LutMemory { name, .. } => panic!("module {}: memory `{name}` is not supported by the evaluator", module.name),
+                Item::Memory { name, .. } | Item::LutMemory { name, .. } | Item::UncheckedMemory { name, .. } => panic!("module {}: memory `{name}` is not supported by the evaluator", module.name),
                 Item::AlwaysFfOn { domain, .. } => panic!("module {}: the evaluator has one clock, not `{}`", module.name, domain.clock),
                 Item::AlwaysComb(_) => panic!("module {}: always @* is not supported by the evaluator", module.name),
                 Item::Instance { name, .. } => panic!("module {}: instance `{name}` is not supported by the evaluator", module.name),

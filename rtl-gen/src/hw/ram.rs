@@ -29,6 +29,11 @@ pub struct Shape {
     pub depth: u32,
     /// Registered read (`rd_data` one cycle after `rd_en`/`rd_addr`); else asynchronous.
     pub sync_read: bool,
+    /// With `sync_read`: an output register behind the read register (`rd_data` two cycles
+    /// after `rd_en`/`rd_addr`, the second edge enabled by `rd_out_en`), the block RAM's own
+    /// (ECP5 DP16KD `REGMODE = "OUTREG"`, a 7-series BRAM's `DOA_REG`), so the RAM's
+    /// clock-to-out ends at a register rather than starting a path into logic.
+    pub out_reg: bool,
     /// `(* ram_style = "distributed" *)`: LUT RAM on an FPGA.
     pub lut: bool,
 }
@@ -38,10 +43,15 @@ impl Shape {
         (32 - (self.depth.max(2) - 1).leading_zeros()).max(1)
     }
 
-    /// `<prefix>ram_1r1w_<W>x<D>`, `<prefix>ram_1r1w_async_<W>x<D>`, `lutram` for LUT RAM.
+    /// `<prefix>ram_1r1w_<W>x<D>`, `<prefix>ram_1r1w_async_<W>x<D>`,
+    /// `<prefix>ram_1r1w_outreg_<W>x<D>` (with the output register), `lutram` for LUT RAM.
     pub fn module_name(&self, prefix: &str) -> String {
         let style = if self.lut { "lutram" } else { "ram" };
-        let read = if self.sync_read { "" } else { "async_" };
+        let read = match (self.sync_read, self.out_reg) {
+            (false, _) => "async_",
+            (true, false) => "",
+            (true, true) => "outreg_",
+        };
         format!("{prefix}{style}_1r1w_{read}{}x{}", self.width, self.depth)
     }
 
@@ -51,19 +61,22 @@ impl Shape {
             ("width", self.width.into()),
             ("depth", self.depth.into()),
             ("read", if self.sync_read { "sync" } else { "async" }.into()),
+            ("output_register", self.out_reg.into()),
             ("style", if self.lut { "distributed" } else { "block" }.into()),
         ]
     }
 
-    /// Read latency in cycles: 1 for a registered read, 0 for an asynchronous one.
+    /// Read latency in cycles: 2 with the output register, 1 for a registered read, 0 for an
+    /// asynchronous one.
     pub fn latency(&self) -> u32 {
-        u32::from(self.sync_read)
+        u32::from(self.sync_read) + u32::from(self.sync_read && self.out_reg)
     }
 
     /// The wrapper module: write port and read port on `clk`, no reset (RAM contents and the
-    /// read register are not reset, as an SRAM macro's are not).
+    /// read registers are not reset, as an SRAM macro's are not).
     pub fn module(&self, prefix: &str) -> GeneratedModule {
         let (w, d, a) = (self.width, self.depth, self.addr_bits());
+        let out_reg = self.sync_read && self.out_reg;
         let mut ports = vec![
             Port::input("clk", 1, "clock of both ports"),
             Port::input("wr_en", 1, "write wr_data at wr_addr at this edge"),
@@ -71,15 +84,22 @@ impl Shape {
             Port::input("wr_data", w, "word to write"),
         ];
         if self.sync_read {
-            ports.push(Port::input("rd_en", 1, "load the read register at this edge (it holds otherwise)"));
+            ports.push(Port::input("rd_en", 1, "load the read register from rd_addr at this edge (it holds otherwise)"));
+        }
+        if out_reg {
+            ports.push(Port::input("rd_out_en", 1, "load the output register from the read register at this edge (it holds otherwise)"));
         }
         ports.push(Port::input("rd_addr", a, "read address"));
-        ports.push(if self.sync_read {
+        ports.push(if out_reg {
+            Port::output("rd_data", w, "the output register: the read register's word at the last edge with rd_out_en high (undefined if it read the address written at its edge)")
+        } else if self.sync_read {
             Port::output("rd_data", w, "the word at rd_addr of the previous edge at which rd_en was high (read-first: a same-edge write is not seen)")
         } else {
             Port::output("rd_data", w, "the word at rd_addr, combinationally (a write shows after its edge)")
         });
-        let store = if self.lut {
+        let store = if out_reg {
+            Item::UncheckedMemory { name: "mem".into(), width: w, depth: d, distributed: self.lut, doc: if self.lut { "words by address (LUT RAM)" } else { "words by address" }.into() }
+        } else if self.lut {
             Item::LutMemory { name: "mem".into(), width: w, depth: d, doc: "words by address (LUT RAM)".into() }
         } else {
             Item::Memory { name: "mem".into(), width: w, depth: d, doc: "words by address".into() }
@@ -87,32 +107,50 @@ impl Shape {
         let mem_at = |sig: &str| Expr::Index("mem".into(), Box::new(Expr::id(sig)));
         let mut items = vec![store];
         let write = Stmt::when(Expr::id("wr_en"), vec![Stmt::set(mem_at("wr_addr"), Expr::id("wr_data"))]);
+        let ram = if self.lut { "LUT RAM" } else { "Block RAM" };
         if self.sync_read {
             items.push(Item::reg("rd_q", w, "read register"));
-            items.push(Item::comment(if self.lut { "LUT RAM inference pattern: write enable, registered read, no reset." } else { "Block RAM inference pattern: write enable, registered read-first read, no reset." }));
+            if out_reg {
+                items.push(Item::reg("rd_out_q", w, "output register"));
+            }
+            items.push(Item::comment(&if out_reg {
+                format!("{ram} inference pattern: write enable, registered read with enable, no reset; no_rw_check: a read of\nthe address written at the same edge is never used, so the RAM's ports need no bypass logic.")
+            } else if self.lut {
+                "LUT RAM inference pattern: write enable, registered read, no reset.".into()
+            } else {
+                "Block RAM inference pattern: write enable, registered read-first read, no reset.".into()
+            }));
             items.push(Item::AlwaysFf { reset: None, body: vec![write, Stmt::when(Expr::id("rd_en"), vec![Stmt::set(Expr::id("rd_q"), mem_at("rd_addr"))])] });
-            items.push(Item::assign(Expr::id("rd_data"), Expr::id("rd_q")));
+            if out_reg {
+                items.push(Item::comment("The RAM's output register (DP16KD REGMODE = \"OUTREG\", a BRAM's DOA_REG): the RAM's clock-to-out ends here."));
+                items.push(Item::AlwaysFf { reset: None, body: vec![Stmt::when(Expr::id("rd_out_en"), vec![Stmt::set(Expr::id("rd_out_q"), Expr::id("rd_q"))])] });
+            }
+            items.push(Item::assign(Expr::id("rd_data"), Expr::id(if out_reg { "rd_out_q" } else { "rd_q" })));
         } else {
             items.push(Item::comment("LUT RAM inference pattern: write enable, asynchronous read, no reset."));
             items.push(Item::AlwaysFf { reset: None, body: vec![write] });
             items.push(Item::assign(Expr::id("rd_data"), mem_at("rd_addr")));
         }
         let style = if self.lut { "LUT RAM (ram_style = \"distributed\")" } else if self.sync_read { "block RAM" } else { "RAM with an asynchronous read (LUT RAM on an FPGA)" };
+        let read = match (self.sync_read, out_reg) {
+            (true, true) => "registered read port with an output register",
+            (true, false) => "registered read port",
+            (false, _) => "asynchronous read port",
+        };
         GeneratedModule {
             module: Module { name: self.module_name(prefix), ports, items, reset: None },
             role: Role::Ram,
             latency: self.latency(),
-            summary: format!(
-                "Generic RAM of {d} words of {w} bits, one write port and one {} read port, inferred as {style}: the one place an ASIC flow swaps in an SRAM macro of this shape.",
-                if self.sync_read { "registered" } else { "asynchronous" }
-            ),
+            summary: format!("Generic RAM of {d} words of {w} bits, one write port and one {read}, inferred as {style}: the one place an ASIC flow swaps in an SRAM macro of this shape."),
             notes: vec![
-                if self.sync_read {
+                if out_reg {
+                    "Read latency 2: the read register loads the word at rd_addr at an edge with rd_en high, the output register loads the read register at an edge with rd_out_en high, rd_data is the output register. A read of the address written at the same edge is undefined (block RAM ports collide; simulation returns the old word): the instantiating module never uses it.".into()
+                } else if self.sync_read {
                     "Read latency 1: rd_data is the word at rd_addr of the last edge with rd_en high; a write and a read of one address at one edge return the old word (read-first).".into()
                 } else {
                     "Read latency 0: rd_data follows rd_addr combinationally; a word written at an edge is read after it.".into()
                 },
-                "No reset: neither the words nor the read register have a reset value; the instantiating module uses no word it has not written.".into(),
+                "No reset: neither the words nor the read registers have a reset value; the instantiating module uses no word it has not written.".into(),
             ],
             origin: Some(Origin { kind: KIND, params: self.params() }),
         }
@@ -305,6 +343,64 @@ fn prune(m: &mut Module) {
     }
 }
 
+/// The register `q` of a registered read feeds, when it feeds exactly one thing: another register
+/// of its width, alone (`q2 <= q;` in a reset-free clocked block, its enable the `if`s around
+/// it, `q2` assigned nowhere else), and `q` is read nowhere else (properties included). That
+/// register is the RAM's output register.
+fn output_register(m: &Module, q: &str, width: u32) -> Option<Site> {
+    fn walk(stmts: &[Stmt], q: &str, conds: &mut Vec<Expr>, path: &mut Vec<usize>, item: usize, out: &mut Vec<Site>) {
+        for (k, s) in stmts.iter().enumerate() {
+            path.push(k);
+            match s {
+                Stmt::Assign(q2 @ Expr::Ident(_), Expr::Ident(src)) if src == q => out.push(Site { item, path: path.clone(), enable: and_all(conds), addr: Expr::zero(), value: q2.clone() }),
+                Stmt::If(c, then, els) => {
+                    for (branch, body, cond) in [(0, then, c.clone()), (1, els, c.clone().lnot())] {
+                        conds.push(cond);
+                        path.push(branch);
+                        walk(body, q, conds, path, item, out);
+                        path.pop();
+                        conds.pop();
+                    }
+                }
+                _ => {}
+            }
+            path.pop();
+        }
+    }
+    let mut found = Vec::new();
+    for (i, item) in m.items.iter().enumerate() {
+        if let Item::AlwaysFf { reset: None, body } = item {
+            walk(body, q, &mut Vec::new(), &mut Vec::new(), i, &mut found);
+        }
+    }
+    let [site] = <[Site; 1]>::try_from(found).ok()?;
+    let Expr::Ident(q2) = &site.value else { return None };
+    // `q` twice: its read from the array and this copy.
+    let uses: usize = m.items.iter().flat_map(super::tidy::exprs_of).map(|e| count_ident(e, q)).sum();
+    (uses == 2 && reg_width(m, q2) == Some(width) && assigned_once(m, q2)).then_some(site)
+}
+
+/// How often the name `x` appears in `e` (as an identifier or an indexed or sliced name).
+fn count_ident(e: &Expr, x: &str) -> usize {
+    match e {
+        Expr::Ident(n) | Expr::Bit(n, _) | Expr::Slice(n, ..) => usize::from(n == x),
+        Expr::Index(n, idx) => usize::from(n == x) + count_ident(idx, x),
+        Expr::Const(_) | Expr::Dec(..) => 0,
+        Expr::Un(_, y) | Expr::Repeat(_, y) => count_ident(y, x),
+        Expr::Bin(_, a, b) => count_ident(a, x) + count_ident(b, x),
+        Expr::Ternary(c, a, b) => count_ident(c, x) + count_ident(a, x) + count_ident(b, x),
+        Expr::Concat(xs) | Expr::XorAll(xs) | Expr::Call(_, xs) => xs.iter().map(|y| count_ident(y, x)).sum(),
+        Expr::Parity { of, .. } => count_ident(of, x),
+    }
+}
+
+fn reg_width(m: &Module, q: &str) -> Option<u32> {
+    m.items.iter().find_map(|i| match i {
+        Item::Reg { name, width, .. } if name == q => Some(*width),
+        _ => None,
+    })
+}
+
 fn wrap_one(m: &mut Module, mem: &str, width: u32, depth: u32, lut: bool, prefix: &str) -> Option<Shape> {
     let writes = sites(m, mem, false);
     let [write] = &writes[..] else { return None };
@@ -313,11 +409,7 @@ fn wrap_one(m: &mut Module, mem: &str, width: u32, depth: u32, lut: bool, prefix
     let (read, sync) = match &reads[..] {
         [r] if total_reads == 1 => {
             let Expr::Ident(q) = &r.value else { return None };
-            let declared_width = m.items.iter().find_map(|i| match i {
-                Item::Reg { name, width, .. } if name == q => Some(*width),
-                _ => None,
-            });
-            if declared_width != Some(width) || !assigned_once(m, q) {
+            if reg_width(m, q) != Some(width) || !assigned_once(m, q) {
                 return None;
             }
             (Some(r), true)
@@ -325,7 +417,11 @@ fn wrap_one(m: &mut Module, mem: &str, width: u32, depth: u32, lut: bool, prefix
         [] if total_reads == 1 => (None, false),
         _ => return None,
     };
-    let shape = Shape { width, depth, sync_read: sync, lut };
+    let out = read.and_then(|r| match &r.value {
+        Expr::Ident(q) => output_register(m, q, width),
+        _ => None,
+    });
+    let shape = Shape { width, depth, sync_read: sync, out_reg: out.is_some(), lut };
     let inst = format!("u_{mem}");
     let one = Expr::one();
     let mut conns = vec![
@@ -344,20 +440,31 @@ fn wrap_one(m: &mut Module, mem: &str, width: u32, depth: u32, lut: bool, prefix
     if let Some(r) = &read {
         let Expr::Ident(q) = &r.value else { unreachable!() };
         conns.push(("rd_en".into(), r.enable.clone().unwrap_or_else(|| one.clone())));
+        if let Some(o) = &out {
+            conns.push(("rd_out_en".into(), o.enable.clone().unwrap_or_else(|| one.clone())));
+        }
         conns.push(("rd_addr".into(), r.addr.clone()));
-        conns.push(("rd_data".into(), Expr::id(q)));
-        // The read register lives in the wrapper: `q` becomes the wire it drives.
+        // The read registers live in the wrapper: the last one's name becomes the wire it
+        // drives; a read register behind which the output register sits goes altogether.
+        let data = out.as_ref().map_or_else(|| Expr::id(q), |o| o.value.clone());
+        let Expr::Ident(data_name) = &data else { unreachable!("registers are identifiers") };
         for item in &mut m.items {
             if let Item::Reg { name, width, doc } = item {
-                if name == q {
+                if name == data_name {
                     *item = Item::Wire { name: name.clone(), width: *width, doc: doc.clone() };
                 }
             }
         }
-        // Remove the later site first so the earlier path stays valid.
-        let (first, second) = if (r.item, &r.path) > (write.item, &write.path) { (r, &write) } else { (&write, r) };
-        remove_at(m, first);
-        remove_at(m, second);
+        conns.push(("rd_data".into(), data));
+        // Remove the later sites first so the earlier paths stay valid.
+        let mut gone: Vec<Site> = [Some(clone_site(r)), Some(write), out].into_iter().flatten().collect();
+        gone.sort_by(|x, y| (y.item, &y.path).cmp(&(x.item, &x.path)));
+        for site in &gone {
+            remove_at(m, site);
+        }
+        if shape.out_reg {
+            m.items.retain(|i| !matches!(i, Item::Reg { name, .. } if name == q));
+        }
     } else {
         remove_at(m, &write);
         let rd = format!("{mem}_rd");
@@ -373,7 +480,8 @@ fn wrap_one(m: &mut Module, mem: &str, width: u32, depth: u32, lut: bool, prefix
         new_items.push(Item::wire(&rd, width, &format!("{doc}: the word at the read address")));
     }
     prune(m);
-    new_items.insert(0, Item::comment(&format!("{doc}: {} ({}).", shape.module_name(prefix), if sync { "registered read" } else { "asynchronous read" })));
+    let read = if shape.out_reg { "registered read, output register" } else if sync { "registered read" } else { "asynchronous read" };
+    new_items.insert(0, Item::comment(&format!("{doc}: {} ({read}).", shape.module_name(prefix))));
     new_items.push(Item::Instance { module: shape.module_name(prefix), name: inst, conns });
     let decl_at = m.items.iter().position(|i| matches!(i, Item::Memory { name, .. } | Item::LutMemory { name, .. } if name == mem)).expect("the array is declared");
     m.items.splice(decl_at..=decl_at, new_items);
@@ -423,8 +531,8 @@ mod tests {
     #[test]
     fn wrapper_names_have_the_reserved_form() {
         for (width, depth) in [(1, 2), (64, 16), (1920, 256), (33, 20)] {
-            for (sync_read, lut) in [(true, false), (false, false), (true, true), (false, true)] {
-                let name = Shape { width, depth, sync_read, lut }.module_name("p_");
+            for (sync_read, out_reg, lut) in [(true, false, false), (false, false, false), (true, false, true), (false, false, true), (true, true, false), (true, true, true)] {
+                let name = Shape { width, depth, sync_read, out_reg, lut }.module_name("p_");
                 assert!(crate::keywords::ram_wrapper_form(&name, "p_"), "{name}");
                 assert!(!crate::keywords::ram_wrapper_form(&name, "q_"), "{name} under another prefix");
             }
@@ -457,6 +565,36 @@ mod tests {
         assert!(text.contains(".rd_en   (!we)") && text.contains(".wr_en   (we)"), "{text}");
         assert!(!text.contains("always"), "the emptied block goes: {text}");
         assert!(w[0].module.render().contains("rd_q <= mem[rd_addr];"));
+    }
+
+    #[test]
+    fn a_register_behind_the_read_register_becomes_the_output_register() {
+        let mut m = module(vec![
+            Item::Memory { name: "m".into(), width: 8, depth: 16, doc: "words".into() },
+            Item::reg("r", 8, "read"),
+            Item::reg("r2", 8, "out"),
+            Item::AlwaysFf { reset: None, body: vec![write(), Stmt::when(Expr::id("we").lnot(), vec![Stmt::set(Expr::id("r"), read("a"))])] },
+            Item::AlwaysFf { reset: None, body: vec![Stmt::when(Expr::bit("d", 0), vec![Stmt::set(Expr::id("r2"), Expr::id("r"))])] },
+            Item::assign(Expr::id("q"), Expr::id("r2")),
+        ]);
+        let w = wrap(&mut m, "p_");
+        crate::hw::tidy::tidy(&mut m);
+        assert_eq!(w.iter().map(|g| g.module.name.as_str()).collect::<Vec<_>>(), ["p_ram_1r1w_outreg_8x16"]);
+        assert_eq!(w[0].latency, 2);
+        let text = m.render();
+        assert!(text.contains("wire [7:0] r2;") && !text.contains(" r;") && !text.contains("always"), "{text}");
+        assert!(text.contains(".rd_en     (!we)") && text.contains(".rd_out_en (d[0])") && text.contains(".rd_data   (r2)"), "{text}");
+        let body = w[0].module.render();
+        assert!(body.contains("(* no_rw_check *) reg [7:0] mem [0:15];") && body.contains("rd_out_q <= rd_q;") && body.contains("assign rd_data = rd_out_q;"), "{body}");
+        // A read register read elsewhere too keeps the one-register shape.
+        let mut m = module(vec![
+            Item::Memory { name: "m".into(), width: 8, depth: 16, doc: "words".into() },
+            Item::reg("r", 8, ""),
+            Item::reg("r2", 8, ""),
+            Item::AlwaysFf { reset: None, body: vec![write(), Stmt::set(Expr::id("r"), read("a")), Stmt::set(Expr::id("r2"), Expr::id("r"))] },
+            Item::assign(Expr::id("q"), Expr::bin(crate::hw::verilog::BinOp::Xor, Expr::id("r2"), Expr::id("r"))),
+        ]);
+        assert_eq!(wrap(&mut m, "p_")[0].module.name, "p_ram_1r1w_8x16");
     }
 
     #[test]

@@ -46,7 +46,7 @@ impl Widths {
                 Item::Wire { name, width, .. } | Item::KeptWire { name, width } | Item::Reg { name, width, .. } | Item::SyncReg { name, width, .. } => {
                     of.insert(name.clone(), *width);
                 }
-                Item::Memory { name, width, .. } | Item::LutMemory { name, width, .. } => {
+                Item::Memory { name, width, .. } | Item::LutMemory { name, width, .. } | Item::UncheckedMemory { name, width, .. } => {
                     of.insert(name.clone(), *width);
                     memories.insert(name.clone());
                 }
@@ -442,7 +442,7 @@ fn drop_identity_wires(m: &mut Module) {
 /// The names declared by an item.
 fn declared(item: &Item) -> Option<&str> {
     match item {
-        Item::Wire { name, .. } | Item::KeptWire { name, .. } | Item::Reg { name, .. } | Item::SyncReg { name, .. } | Item::Memory { name, .. } | Item::LutMemory { name, .. } | Item::Localparam { name, .. } | Item::Function { name, .. } => Some(name),
+        Item::Wire { name, .. } | Item::KeptWire { name, .. } | Item::Reg { name, .. } | Item::SyncReg { name, .. } | Item::Memory { name, .. } | Item::LutMemory { name, .. } | Item::UncheckedMemory { name, .. } | Item::Localparam { name, .. } | Item::Function { name, .. } => Some(name),
         _ => None,
     }
 }

@@ -474,6 +474,11 @@ pub enum Item {
     /// The same memory marked `(* ram_style = "distributed" *)`: LUT RAM, for a buffer whose
     /// block RAM would be bandwidth-bound and half empty (a 256-deep one uses half a RAMB18).
     LutMemory { name: String, width: u32, depth: u32, doc: String },
+    /// A RAM wrapper's array marked `(* no_rw_check *)` (with `ram_style = "distributed"` when
+    /// `distributed`): its module never uses a word read at the edge that writes that address,
+    /// so synthesis maps it to the RAM's ports without the bypass logic that would make such a
+    /// read return the old word (logic between the RAM's output and the first register).
+    UncheckedMemory { name: String, width: u32, depth: u32, distributed: bool, doc: String },
     /// `localparam [W-1:0] NAME = value;`: the range is the width of a sized constant `value`
     /// (none for 1 bit), so comparisons against the name stay width-matched.
     Localparam { name: String, value: Expr, doc: String },
@@ -684,6 +689,10 @@ impl Module {
             }
             Item::LutMemory { name, width, depth, doc } => {
                 let _ = writeln!(out, "    (* ram_style = \"distributed\" *) reg {}{name} [0:{}]; // {doc}", range(*width), depth - 1);
+            }
+            Item::UncheckedMemory { name, width, depth, distributed, doc } => {
+                let attrs = if *distributed { "ram_style = \"distributed\", no_rw_check" } else { "no_rw_check" };
+                let _ = writeln!(out, "    (* {attrs} *) reg {}{name} [0:{}]; // {doc}", range(*width), depth - 1);
             }
             Item::Localparam { .. } => unreachable!("printed by Module::render"),
             Item::Assign(l, r) => {

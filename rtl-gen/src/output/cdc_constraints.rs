@@ -130,7 +130,7 @@ fn hierarchy_sync_regs<'a>(hierarchy: &[&'a ElabModule]) -> Vec<&'a str> {
 /// Whether storage written on one clock and read on another sits in the hierarchy (an
 /// asynchronous FIFO's memory).
 fn hierarchy_has_storage(hierarchy: &[&ElabModule]) -> bool {
-    hierarchy.iter().any(|h| h.module.items.iter().any(|i| matches!(i, Item::LutMemory { .. } | Item::Memory { .. })))
+    hierarchy.iter().any(|h| h.module.items.iter().any(|i| matches!(i, Item::LutMemory { .. } | Item::Memory { .. } | Item::UncheckedMemory { .. })))
 }
 
 /// The reset port of each clock domain of `m` (the register groups on that clock name it).

@@ -184,6 +184,6 @@ pub fn body(text: &str) -> &str {
 /// A RAM wrapper's shape class: one template whose only variables are the width and the depth,
 /// so the sweeps check one wrapper per read style and RAM style, plus the degenerate ends of the
 /// template (a 1-bit word, a 1-bit address), which print differently.
-pub fn ram_shape_class(read: &str, style: &str, width: u64, depth: u64) -> String {
-    format!("ram wrapper: read {read}, style {style}, 1-bit word {}, 1-bit address {}", width == 1, depth <= 2)
+pub fn ram_shape_class(read: &str, output_register: bool, style: &str, width: u64, depth: u64) -> String {
+    format!("ram wrapper: read {read}, output register {output_register}, style {style}, 1-bit word {}, 1-bit address {}", width == 1, depth <= 2)
 }

@@ -1,8 +1,9 @@
 //! Cycle-accurate reference model of the `replay_buffer` module.
 //!
 //! State: `head` (oldest unacknowledged sequence number), `tail` (the number the next push
-//! gets), `rd` (the number on the output), `q_ok` (the RAM's read register holds entry `rd`),
-//! the RAM and its read register. The RTL also keeps `count`, `full` and the window's
+//! gets), `rd` (the number on the output), the RAM, its read register and its output register,
+//! `q_ok` (the output register holds entry `rd`) and `s1_ok` (the read register holds entry
+//! `rd + q_ok`: the one after the presented entry, or `rd`'s own while none is presented). The RTL also keeps `count`, `full` and the window's
 //! wrap-around (`tail < head`) in registers, functions of these, so that its window tests are
 //! comparisons with the pointers in parallel (formal property `p_flags`). Sequence numbers are
 //! `seq_bits` wide and wrap; every comparison is made on offsets from `head`, which stay below
@@ -14,7 +15,7 @@
 //! Per clock edge, from the values before it:
 //! - `head` is an output; `count = tail − head` (a register in the RTL, updated from the next
 //!   head and tail), `full = count == depth`, `push_ready = !full`, `push_seq = tail`;
-//!   `out_valid = q_ok`, `out_seq = rd`, `out_data` = the read register.
+//!   `out_valid = q_ok`, `out_seq = rd`, `out_data` = the output register.
 //! - A push (push_valid && push_ready) writes entry `tail` and increments it.
 //! - An ack (the one presented the cycle before) is taken when `ack_seq − head < count` (an entry actually held); others are stale
 //!   and ignored. It moves `head` to `ack_seq + 1`.
@@ -23,15 +24,17 @@
 //!   transfer (out_valid && out_ready) increments it. If the ack judged at the same edge frees
 //!   the replayed entry, or (without a replay) the presented one, it moves to the new head
 //!   instead (acknowledged entries are not re-sent).
-//! - The RAM's read register loads unless it presents an entry the consumer does not take
-//!   (`q_ok && !out_ready`); it reads `rd + 1` while an entry is presented (the next one, taken
-//!   at this edge), else `rd` itself. It is valid next cycle when it holds (and was valid), or
-//!   when it read an address other than the old `tail` (nothing there yet, or the entry being
-//!   written at this edge, which the read-first RAM does not return), unless the pointer jumped
-//!   (a replay, or an ack that freed the pointer's entry): then it read the old stream's entry,
-//!   and the new one follows the cycle after. So a push reaches the output two cycles later
-//!   when the output had caught up, a replayed entry two cycles after the replay, and the
-//!   stream runs at one entry per cycle.
+//! - A stall is `q_ok && !out_ready` (an entry presented and not taken). The output register
+//!   loads the read register unless stalled; the read register loads the word at
+//!   `rd + q_ok + s1_ok` (the entry after the ones the two registers hold) unless stalled while
+//!   it holds its entry. Next cycle the output register is valid if it held during a stall or
+//!   took a valid read register; the read register is valid if it held, or read an address
+//!   other than the old `tail` (nothing there yet, or the entry being written at this edge:
+//!   that read is undefined and never used). Neither is valid after a pointer jump (a replay,
+//!   or an ack that freed the pointer's entry): they hold the old stream's entries, and the new
+//!   one reaches the output two cycles later. So a push reaches the output three cycles later
+//!   when the output had caught up, a replayed entry three cycles after the replay is judged,
+//!   and the stream runs at one entry per cycle.
 
 /// Inputs of one clock cycle.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -68,8 +71,11 @@ pub struct ReplayBufferModel {
     tail: u32,
     rd: u32,
     q_ok: bool,
+    s1_ok: bool,
     ram: Vec<Vec<u8>>,
+    /// The RAM's read register and output register.
     ram_q: Vec<u8>,
+    out_q: Vec<u8>,
     /// The ack and replay presented last cycle, judged at this edge.
     ack: (bool, u32),
     replay: (bool, u32),
@@ -89,19 +95,22 @@ impl ReplayBufferModel {
             tail: 0,
             rd: 0,
             q_ok: false,
+            s1_ok: false,
             ram: vec![vec![0; entry_bytes]; ram_entries],
             ram_q: vec![0; entry_bytes],
+            out_q: vec![0; entry_bytes],
             ack: (false, 0),
             replay: (false, 0),
         }
     }
 
-    /// Synchronous reset: the pointers and the valid flag; RAM contents are kept, as in the RTL.
+    /// Synchronous reset: the pointers and the valid flags; RAM contents are kept, as in the RTL.
     pub fn reset(&mut self) {
         self.head = 0;
         self.tail = 0;
         self.rd = 0;
         self.q_ok = false;
+        self.s1_ok = false;
         self.ack = (false, 0);
         self.replay = (false, 0);
     }
@@ -124,9 +133,9 @@ impl ReplayBufferModel {
         RbOutputs { push_ready: count != self.depth, push_seq: self.tail, out_valid: self.q_ok, out_seq: self.rd, head: self.head, count, full: count == self.depth }
     }
 
-    /// `out_data`: the RAM read register (meaningful while out_valid).
+    /// `out_data`: the RAM's output register (meaningful while out_valid).
     pub fn out_data(&self) -> &[u8] {
-        &self.ram_q
+        &self.out_q
     }
 
     /// The stored entry with sequence number `seq` (whatever the RAM holds at its address).
@@ -158,9 +167,14 @@ impl ReplayBufferModel {
             (false, if out_fire { (self.rd + 1) & self.seq_mask } else { self.rd })
         };
         let jump = replay_ok || free_rd;
-        // Read-first RAM: the read register gets the contents before this edge's write.
-        let rd_en = !self.q_ok || inp.out_ready;
-        let rd_addr = if self.q_ok { (self.rd + 1) & self.seq_mask } else { self.rd };
+        // The two read stages; a read of the entry written at this edge (rd_addr == tail) is
+        // not used, so the model's read-first order is as good as any.
+        let stall = self.q_ok && !inp.out_ready;
+        let rd_en = !stall || !self.s1_ok;
+        let rd_addr = (self.rd + u32::from(self.q_ok) + u32::from(self.s1_ok)) & self.seq_mask;
+        if !stall {
+            self.out_q.clone_from(&self.ram_q);
+        }
         if rd_en {
             self.ram_q.clone_from(&self.ram[(rd_addr & self.addr_mask) as usize]);
         }
@@ -168,7 +182,9 @@ impl ReplayBufferModel {
             assert_eq!(inp.push_data.len(), self.entry_bytes, "push_data length in bytes");
             self.ram[(self.tail & self.addr_mask) as usize].clone_from(&inp.push_data);
         }
-        self.q_ok = !jump && ((self.q_ok && !inp.out_ready) || rd_addr != self.tail);
+        let s1_ok = self.s1_ok;
+        self.q_ok = !jump && (stall || s1_ok);
+        self.s1_ok = !jump && ((stall && s1_ok) || rd_addr != self.tail);
         self.tail = (self.tail + push as u32) & self.seq_mask;
         self.head = head_n;
         self.rd = rd_n;
@@ -224,6 +240,8 @@ mod tests {
         m.tick(&RbInputs::default());
         let o = m.outputs();
         assert_eq!((o.out_valid, o.out_seq), (false, 4), "the RAM reads the replayed entry");
+        m.tick(&RbInputs::default());
+        assert_eq!((m.outputs().out_valid, m.outputs().out_seq), (false, 4), "and moves it to its output register");
         m.tick(&RbInputs::default());
         let o = m.outputs();
         assert!(o.out_valid);

@@ -92,23 +92,36 @@ pub fn properties(b: &ReplayBufferBlock, design: &DesignInfo) -> Item {
     );
     f.assert("p_tag_held", "the tagged entry is tracked as held exactly when it is in the window", Some(run()), eq(id("f_held"), held(id("f_seq"))));
     // The buffer's words live in the RAM wrapper instance, which Verilog-2005 cannot reach from
-    // here: a shadow array takes the same writes, and the wrapper's read register is assumed to
-    // read it. The wrapper's body is this shadow's text (same write port, same registered
-    // read-first read), so every trace of the buffer has a shadow with the same contents, and
-    // the assumption excludes none of them.
+    // here: a shadow array takes the same writes, a shadow read register reads it and a shadow
+    // output register takes that, and the wrapper's output register is assumed to equal the
+    // shadow's. The wrapper's body is this shadow's text (same write port, same registered
+    // read-first read, same output register), so every trace of the buffer has a shadow with
+    // the same contents, and the assumption excludes none of them.
     let addr = |sig: &str| if a == s { id(sig) } else { Expr::slice(sig, a - 1, 0) };
     let ram_at = |x: Expr| Expr::Index("f_ram".into(), Box::new(x));
     f.items.push(Item::Memory { name: "f_ram".into(), width: e, depth: b.ram_entries(), doc: "shadow of the RAM wrapper's words".into() });
     f.items.push(Item::reg("f_ram_q", e, "shadow of the RAM wrapper's read register"));
+    f.items.push(Item::reg("f_out_q", e, "shadow of the RAM wrapper's output register"));
     f.items.push(Item::AlwaysFf {
         reset: None,
-        body: vec![Stmt::when(id("push_fire"), vec![Stmt::set(ram_at(addr("tail_q")), id("push_data"))]), Stmt::when(id("rd_en"), vec![Stmt::set(id("f_ram_q"), ram_at(id("rd_addr")))])],
+        body: vec![
+            Stmt::when(id("push_fire"), vec![Stmt::set(ram_at(addr("tail_q")), id("push_data"))]),
+            Stmt::when(id("rd_en"), vec![Stmt::set(id("f_ram_q"), ram_at(id("rd_addr")))]),
+            Stmt::when(id("out_en"), vec![Stmt::set(id("f_out_q"), id("f_ram_q"))]),
+        ],
     });
-    f.assume("a_ram_read", "the RAM wrapper's read register reads the words the shadow holds", Some(id(PAST_VALID)), eq(id("ram_q"), id("f_ram_q")));
+    f.assume("a_ram_read", "the RAM wrapper's output register holds what the shadow's read and output registers read", Some(id(PAST_VALID)), eq(id("out_q"), id("f_out_q")));
     let f_addr = addr("f_seq");
     let rd_addr = addr("rd_q");
+    f.items.push(Item::wire("f_s1_seq", s, "the entry the read register holds when s1_ok: rd_q + q_ok"));
+    f.items.push(Item::assign(id("f_s1_seq"), add(id("rd_q"), Expr::Concat(vec![dec(s - 1, 0), id("q_ok")]))));
+    let s1_addr = addr("f_s1_seq");
     f.assert("p_tag_stored", "the tagged entry is stored unchanged while held", Some(and(run(), id("f_held"))), eq(ram_at(f_addr), id("f_data")));
-    f.assert("p_read_reg", "the output register holds the stored entry it names", Some(and(run(), id("q_ok"))), eq(id("ram_q"), ram_at(rd_addr)));
+    f.assert("p_read_reg", "the output register holds the stored entry it names", Some(and(run(), id("q_ok"))), eq(id("out_q"), ram_at(rd_addr)));
+    // The read register's entry is in the window, so no push overwrites it before it moves on
+    // (the induction step needs this: a state where it names the tail is unreachable).
+    f.assert("p_read_stage_held", "the entry the read register holds is in the window", Some(and(run(), id("s1_ok"))), held(id("f_s1_seq")));
+    f.assert("p_read_stage", "the read register holds the stored entry after the presented one (rd_q's own while none is)", Some(and(run(), id("s1_ok"))), eq(id("f_ram_q"), ram_at(s1_addr)));
     f.assert("p_data", "the tagged entry leaves with the data pushed with it", Some(and(and(run(), id("out_valid")), and(id("f_held"), eq(id("out_seq"), id("f_seq"))))), eq(id("out_data"), id("f_data")));
     Item::Formal(f)
 }
@@ -122,6 +135,7 @@ fn flags_agree(s: u32) -> Expr {
         eq(id("wrap_q"), lt(id("tail_q"), id("head_q"))),
         eq(id("tail_inc_q"), inc("tail_q")),
         eq(id("rd_inc_q"), inc("rd_q")),
+        eq(id("rd_inc2_q"), add(id("rd_q"), dec(s, 2))),
         eq(id("rd_ge_head_q"), ge("rd_q", "head_q")),
         eq(id("ack_v_q"), id("f_ack_valid")),
         eq(id("ack_seq_q"), id("f_ack_seq")),

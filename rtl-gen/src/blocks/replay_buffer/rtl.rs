@@ -1,14 +1,17 @@
 //! The `replay_buffer` module: pointers, registered requests, the flags that keep every decision
-//! shallow, and one block RAM read from registers.
+//! shallow, and one block RAM read from registers through its read and output registers.
 //!
 //! An ack or a replay is registered on entry and judged the next cycle, against the pointers of
 //! that cycle. Its window comparisons are made on entry, against the pointers the next cycle
 //! will hold (each a select between the pointer and its successor, so the comparison is of the
 //! input with registers), and registered beside it: the decisions of a cycle are then one or two
-//! LUTs of registered flags, and the pointers' selects follow. The RAM's read address is a select
-//! between two registers (the presented entry and the one after it) by a register, so no
-//! decision reaches the RAM: a replay, or an ack that frees the presented entry, moves the
-//! pointer and withdraws the output for one cycle while the RAM reads the new entry. The
+//! LUTs of registered flags, and the pointers' selects follow. The RAM is read two stages deep:
+//! its read register holds the entry after the presented one, its output register (the block
+//! RAM's own) the presented one, so the RAM's clock-to-out ends at a register. The read address
+//! is a select among three registers (the presented entry and the two after it) by two
+//! registers, so no decision reaches the RAM: a replay, or an ack that frees the presented
+//! entry, moves the pointer and withdraws the output for two cycles while the RAM reads the new
+//! entry into both stages. The
 //! sections: [`requests`] (the registered requests and their comparisons), [`decisions`],
 //! [`ram_read`], [`pointer_update`] (head, tail, output pointer and its valid flag),
 //! [`occupancy`] (count, full, wrap).
@@ -27,7 +30,9 @@ fn registers(s: u32) -> Vec<(&'static str, u32, &'static str, u64)> {
         ("tail_inc_q", s, "tail_q + 1, kept in a register so comparisons with the next tail are with registers", 1),
         ("rd_q", s, "sequence number on the output", 0),
         ("rd_inc_q", s, "rd_q + 1, kept in a register so the RAM's read address is a select between registers", 1),
-        ("q_ok", 1, "ram_q holds entry rd_q", 0),
+        ("rd_inc2_q", s, "rd_q + 2, likewise", 2),
+        ("q_ok", 1, "the output register out_q holds entry rd_q", 0),
+        ("s1_ok", 1, "the read register ram_q holds entry rd_q + q_ok (the one after the presented entry, or rd_q's own)", 0),
         ("count_q", s, "tail_q - head_q, kept in a register so no decision waits for the subtraction", 0),
         ("full_q", 1, "count_q == DEPTH, kept in a register so a push does not wait for the comparison", 0),
         ("wrap_q", 1, "tail_q < head_q: the held window [head_q, tail_q) wraps past the largest sequence number", 0),
@@ -83,12 +88,13 @@ pub fn module(b: &ReplayBufferBlock, design: &DesignInfo, name: &str) -> Generat
     let mut items = vec![
         Item::Localparam { name: "DEPTH".into(), value: dec(s, d as u64), doc: "entries held at most".into() },
         Item::comment(&format!(
-            "Storage: {} x {e} bits of block RAM addressed by seq[{}:0] (depth {d} rounded up to a power of two);\nwrite port for pushes, synchronous read-first port with a read enable for the output.",
+            "Storage: {} x {e} bits of block RAM addressed by seq[{}:0] (depth {d} rounded up to a power of two);\nwrite port for pushes, read port with a read register and an output register, each with its enable.",
             b.ram_entries(),
             a - 1
         )),
         Item::Memory { name: "ram".into(), width: e, depth: b.ram_entries(), doc: "entries by sequence number".into() },
-        Item::reg("ram_q", e, "RAM read register: entry rd_q when q_ok"),
+        Item::reg("ram_q", e, "RAM read register: entry rd_q + q_ok when s1_ok"),
+        Item::reg("out_q", e, "RAM output register: entry rd_q when q_ok"),
     ];
     items.extend(regs.iter().map(|(n, w, doc, _)| Item::reg(n, *w, doc)));
     items.extend(decisions());
@@ -101,7 +107,9 @@ pub fn module(b: &ReplayBufferBlock, design: &DesignInfo, name: &str) -> Generat
         body: regs.iter().map(|(n, _, _, _)| Stmt::set(id(n), next_value(n))).collect(),
     });
     let addr = |sig: &str| if a == s { id(sig) } else { Expr::slice(sig, a - 1, 0) };
-    items.push(Item::comment("Block RAM inference pattern: registered read with enable, write enable, no reset."));
+    items.push(Item::comment(
+        "Block RAM inference pattern: registered read with enable, write enable, no reset. A read of the entry written\nat the same edge (rd_addr == tail_q) is never used (s1_ok_n), so the RAM needs no bypass for it.",
+    ));
     items.push(Item::AlwaysFf {
         reset: None,
         body: vec![
@@ -109,11 +117,13 @@ pub fn module(b: &ReplayBufferBlock, design: &DesignInfo, name: &str) -> Generat
             Stmt::when(id("rd_en"), vec![Stmt::set(id("ram_q"), Expr::Index("ram".into(), Box::new(id("rd_addr"))))]),
         ],
     });
+    items.push(Item::comment("The RAM's output register: it holds while it presents an entry the consumer does not take."));
+    items.push(Item::AlwaysFf { reset: None, body: vec![Stmt::when(id("out_en"), vec![Stmt::set(id("out_q"), id("ram_q"))])] });
     items.extend([
         Item::assign(id("push_ready"), id("full_q").not()),
         Item::assign(id("push_seq"), id("tail_q")),
         Item::assign(id("out_valid"), id("q_ok")),
-        Item::assign(id("out_data"), id("ram_q")),
+        Item::assign(id("out_data"), id("out_q")),
         Item::assign(id("out_seq"), id("rd_q")),
         Item::assign(id("head"), id("head_q")),
         Item::assign(id("count"), id("count_q")),
@@ -122,16 +132,17 @@ pub fn module(b: &ReplayBufferBlock, design: &DesignInfo, name: &str) -> Generat
     items.push(super::props::properties(b, design));
     GeneratedModule {
         module: Module { name: name.to_string(), ports, items, reset: Some(design.reset) },
-        latency: 2,
+        latency: 3,
         summary: format!(
             "Go-back-N replay buffer of {d} entries of {e} bits with {s}-bit sequence numbers: pushes are numbered and kept until acknowledged, the output streams them in order at one per cycle and restarts from any held sequence number on a replay."
         ),
         notes: vec![
-            "Latency 2: a push reaches out_valid two cycles later when the output had caught up (the read-first RAM cannot return the entry written at the same edge).".into(),
-            "Acks and replays are registered: one presented in cycle t is judged against the pointers of cycle t + 1 and applied at the edge that ends it. Replay latency 3: the replayed entry is on the output three cycles after the replay is presented (out_seq names it two cycles after, with out_valid low, while the RAM reads it).".into(),
+            "Latency 3: a push reaches out_valid three cycles later when the output had caught up (the RAM is read after the edge that writes the entry, through its read and output registers).".into(),
+            "Acks and replays are registered: one presented in cycle t is judged against the pointers of cycle t + 1 and applied at the edge that ends it. Replay latency 4: the replayed entry is on the output four cycles after the replay is presented (out_seq names it two cycles after, with out_valid low for two cycles while the RAM reads it into its read and output registers).".into(),
             "ack: every entry up to and including ack_seq is freed if ack_seq is held (ack_seq - head < count); stale or future acks are ignored.".into(),
-            "replay: the output restarts at replay_seq if replay_seq - head <= count, even while stalled (the presented entry is withdrawn for one cycle); a replay wins over a same-cycle output transfer.".into(),
-            "An ack that frees the entry the output pointer would land on moves the pointer to the new head (out_valid low for one cycle while the RAM reads it): acknowledged entries are never sent again.".into(),
+            "replay: the output restarts at replay_seq if replay_seq - head <= count, even while stalled (the presented entry is withdrawn for two cycles); a replay wins over a same-cycle output transfer.".into(),
+            "An ack that frees the entry the output pointer would land on moves the pointer to the new head (out_valid low for two cycles while the RAM reads it): acknowledged entries are never sent again.".into(),
+            "A stream of held entries leaves at one per cycle while out_ready is high: the RAM's read register holds the next entry behind the presented one.".into(),
             "All decisions use the register values before the clock edge: an ack does not make room for a push judged in the same cycle.".into(),
         ],
         role: Role::Replay,
@@ -164,14 +175,23 @@ fn decisions() -> Vec<Item> {
     it
 }
 
-/// The RAM's read port, from registers only: the entry after the presented one (read when the
-/// consumer takes it), or the presented pointer's own entry while none is presented. The read
-/// register holds while it presents an entry the consumer does not take.
+/// The RAM's read port, from registers only. The output register presents entry rd_q (when
+/// q_ok), the read register holds the entry after it (rd_q + q_ok, when s1_ok); the address is
+/// the entry after that, rd_q + q_ok + s1_ok. Both registers hold while the output presents an
+/// entry the consumer does not take, but a read register without its entry reads it meanwhile.
 fn ram_read(s: u32, a: u32) -> Vec<Item> {
-    let mut it = vec![Item::comment("RAM read: address from registers, enable from out_ready; no decision on the way.")];
-    wire(&mut it, "rd_en", 1, "load the read register unless it presents an entry the consumer does not take", or(id("q_ok").not(), id("out_ready")));
+    let mut it = vec![Item::comment("RAM read: address from registers, enables from out_ready; no decision on the way.")];
+    wire(&mut it, "stall", 1, "the output presents an entry the consumer does not take", and(id("q_ok"), id("out_ready").not()));
+    wire(&mut it, "out_en", 1, "load the output register from the read register", id("stall").not());
+    wire(&mut it, "rd_en", 1, "load the read register unless it holds the next entry during a stall", or(id("stall").not(), id("s1_ok").not()));
     let addr = |sig: &str| if a == s { id(sig) } else { Expr::slice(sig, a - 1, 0) };
-    wire(&mut it, "rd_addr", a, "the entry after the presented one, or rd_q's own while none is presented", mux(id("q_ok"), addr("rd_inc_q"), addr("rd_q")));
+    wire(
+        &mut it,
+        "rd_addr",
+        a,
+        "rd_q + q_ok + s1_ok: the entry after the ones the two registers hold",
+        mux(id("q_ok"), mux(id("s1_ok"), addr("rd_inc2_q"), addr("rd_inc_q")), mux(id("s1_ok"), addr("rd_inc_q"), addr("rd_q"))),
+    );
     it
 }
 
@@ -190,12 +210,20 @@ fn pointer_update(s: u32) -> Vec<Item> {
     wire(&mut it, "tail_n", s, "", mux(id("push_fire"), id("tail_inc_q"), id("tail_q")));
     wire(&mut it, "tail_inc_n", s, "tail_n + 1", mux(id("push_fire"), add(id("tail_inc_q"), one()), id("tail_inc_q")));
     wire(&mut it, "rd_n", s, "output pointer after replay or transfer, moved to the new head if an ack freed its entry", pick(id("ack_next_q"), id("rp_seq_q"), mux(id("out_fire"), id("rd_inc_q"), id("rd_q"))));
-    wire(&mut it, "rd_inc_n", s, "rd_n + 1, from the same select", pick(add(id("ack_next_q"), one()), id("rp_inc_q"), mux(id("out_fire"), add(id("rd_inc_q"), one()), id("rd_inc_q"))));
+    wire(&mut it, "rd_inc_n", s, "rd_n + 1, from the same select", pick(add(id("ack_next_q"), one()), id("rp_inc_q"), mux(id("out_fire"), id("rd_inc2_q"), id("rd_inc_q"))));
+    wire(&mut it, "rd_inc2_n", s, "rd_n + 2, from the same select", pick(add(id("ack_next_q"), dec(s, 2)), add(id("rp_inc_q"), one()), mux(id("out_fire"), add(id("rd_inc2_q"), one()), id("rd_inc2_q"))));
     it.push(Item::comment(
-        "The read register holds rd_n's entry next cycle unless the pointer jumps (the RAM read the old stream's next\nentry) or it reads the old tail (empty, or written at this edge: the read-first RAM returns the old word).",
+        "Next cycle the output register holds rd_n's entry if it holds now during a stall, or takes a valid read register;\nthe read register holds its entry if it holds now, or read an address other than the old tail (empty, or\nwritten at this edge: that read is not used). Neither does when the pointer jumps (they hold the old stream's).",
     ));
-    wire(&mut it, "rd_addr_at_tail", 1, "rd_addr == tail_q, compared per candidate", mux(id("q_ok"), eq(id("rd_inc_q"), id("tail_q")), eq(id("rd_q"), id("tail_q"))));
-    wire(&mut it, "q_ok_n", 1, "", and(id("jump").not(), or(and(id("q_ok"), id("out_ready").not()), id("rd_addr_at_tail").not())));
+    wire(
+        &mut it,
+        "rd_addr_at_tail",
+        1,
+        "rd_addr == tail_q, compared per candidate",
+        mux(id("q_ok"), mux(id("s1_ok"), eq(id("rd_inc2_q"), id("tail_q")), eq(id("rd_inc_q"), id("tail_q"))), mux(id("s1_ok"), eq(id("rd_inc_q"), id("tail_q")), eq(id("rd_q"), id("tail_q")))),
+    );
+    wire(&mut it, "q_ok_n", 1, "", and(id("jump").not(), or(id("stall"), id("s1_ok"))));
+    wire(&mut it, "s1_ok_n", 1, "", and(id("jump").not(), or(and(id("stall"), id("s1_ok")), id("rd_addr_at_tail").not())));
     it.push(Item::comment("rd_n >= head_n, per candidate: the new head itself, or a candidate against the head that holds next cycle."));
     let vs_head = |x: &str, ge_head: Expr| mux(id("ack_ok"), ge(id(x), id("ack_next_q")), ge_head);
     wire(&mut it, "step_ge_head", 1, "the stepped pointer >= head_n", mux(id("out_fire"), vs_head("rd_inc_q", ge(id("rd_inc_q"), id("head_q"))), vs_head("rd_q", id("rd_ge_head_q"))));

@@ -10,8 +10,8 @@
 /// Cycles from an endpoint's flit register to its own replay of that flit, beyond the channel
 /// and switch latencies of the NACK's round trip: RX decode register, decision, NACK flit
 /// register, (the peer's) decode register, decision, control register, the replay buffer's
-/// request register, its pointer jump, its RAM read.
-pub const LOOP_OVERHEAD_CYCLES: u32 = 9;
+/// request register, its pointer jump, its RAM read, its RAM's output register.
+pub const LOOP_OVERHEAD_CYCLES: u32 = 10;
 
 pub mod flit;
 pub mod model;
@@ -79,7 +79,7 @@ impl RxlEndpointBlock {
         let rxl = self.mode == Mode::Rxl;
         let mut n = vec![
             "Flit, byte 0 first: bytes 0-1 header (little-endian word: [9:0] FSN, [11:10] ReplayCmd 0 none / 1 ACK / 2 NACK, [15:12] type 0 idle-control / 1 payload), 2-241 payload, 242-249 CRC over bytes 0-241, 250-255 FEC over bytes 0-249.".into(),
-            "Latency: rx_flit to m_payload 2 cycles (FEC decode register, decision register); s_payload to tx_flit 3 cycles when the link was idle (replay-buffer RAM read, flit register).".into(),
+            "Latency: rx_flit to m_payload 2 cycles (FEC decode register, decision register); s_payload to tx_flit 4 cycles when the link was idle (replay-buffer RAM read, its output register, flit register).".into(),
             "TX: one flit per cycle whenever tx_ready; payload flits from the replay buffer in SeqNum order, otherwise idle/control flits (type 0, no SeqNum, CRC with sequence number 0). A NACK (ReplayCmd 2, FSN = last good SeqNum) makes the peer free up to FSN and replay from FSN + 1; an ACK frees up to FSN.".into(),
         ];
         if rxl {

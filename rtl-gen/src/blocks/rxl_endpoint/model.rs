@@ -498,7 +498,7 @@ mod tests {
                 *line.back_mut().unwrap() = None;
             }
         });
-        // About 200 drops, each costing a retry loop (the endpoints' 9 cycles and two 7-cycle
+        // About 200 drops, each costing a retry loop (the endpoints' 10 cycles and two 7-cycle
         // channels) of the 20,000 cycles: some 14,900 flits get through.
         assert!(sent > 14_500, "sent {sent}");
         assert_eq!(delivered, (0..sent).collect::<Vec<_>>());

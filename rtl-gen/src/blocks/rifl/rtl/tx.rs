@@ -66,14 +66,26 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     reg(&mut it, "s1_ctrl", 1, "stage 1: control frame");
     reg(&mut it, "s1_raw", r, "stage 1: raw region of the frame (a resend's from the buffer's read register)");
     reg(&mut it, "s1_id", ib, "stage 1: frame ID for the verification code");
-    reg(&mut it, "rbuf", r, "retransmission buffer read register: the entry a resend in the next slot sends");
+    // With more than two entries the buffer is read two slots ahead of a resend, through the
+    // RAM's read register and its output register; with two, an entry a resend needs may be
+    // written two slots before it, so the buffer is read one slot ahead, through the read
+    // register alone.
+    let two_ahead = p.ids() > 2;
+    if two_ahead {
+        reg(&mut it, "rbuf_rd", r, "retransmission buffer read register: the entry a resend two slots on sends");
+        reg(&mut it, "rbuf", r, "retransmission buffer output register: the entry a resend in the next slot sends");
+    } else {
+        reg(&mut it, "rbuf", r, "retransmission buffer read register: the entry a resend in the next slot sends");
+    }
     reg(&mut it, "frame_q", f, "output register");
-    // LUT RAM, one port: a block RAM would need ceil(r/36) RAMB18s for the write bandwidth
-    // and leave half of each empty (2^n <= 256 entries of 512); writes (Init, Normal) and
-    // reads (Retrans) never share a slot, so one address serves both.
+    // LUT RAM: a block RAM would need ceil(r/36) RAMB18s for the write bandwidth and leave
+    // half of each empty (2^n <= 256 entries of 512). Read one slot ahead, writes (Init,
+    // Normal) and reads (Retrans) never share a slot, so one address serves both; read two
+    // slots ahead, the read of a slot after a write has its own address.
     // The hint is for 7-series (64-deep LUT RAM); ECP5's is 16 deep, and `rtl-gen fpga` clears
     // the hint there, so the buffer goes to 7 DP16KD per lane (docs/results/fpga.md).
-    it.push(Item::LutMemory { name: "mem".into(), width: r, depth: p.ids(), doc: "retransmission buffer: raw region of frame ID i at entry i (single-port LUT RAM)".into() });
+    let port = if two_ahead { "LUT RAM" } else { "single-port LUT RAM" };
+    it.push(Item::LutMemory { name: "mem".into(), width: r, depth: p.ids(), doc: format!("retransmission buffer: raw region of frame ID i at entry i ({port})") });
 
     it.push(Item::comment("The state: Fig. 4's priority function of the flags."));
     wire(&mut it, "init_done", 1, "", Expr::bit("init_cnt", ib));
@@ -126,22 +138,7 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     wire(&mut it, "new_raw", r, "Normal: flow-control frame, user segment or filler (zero outside Normal)", new_raw);
     wire(&mut it, "s1_next", r, "stage-1 raw region of a new data or control frame", Expr::or(id("new_raw"), cat(vec![Expr::and(id("ctrl_code"), Expr::Repeat(8, Box::new(id("is_norm").not()))), zeros(r - 8)])));
 
-    it.push(Item::comment(
-        "Retransmission buffer: written in Init (fillers) and Normal (every new frame), read one slot ahead of a resend:\nevery other slot reads entry tx_id as it will be after this edge, so a resend finds its entry in rbuf, a register,\nand stage 1 takes it from there (a block RAM's clock-to-out then ends at a register). A slot before a resend is\nRetrans, Send Pause or Pause (never Init or Normal, which leave no procedure under way), so it writes nothing\nand one address serves both.",
-    ));
-    wire(&mut it, "we", 1, "", Expr::and(id("en"), Expr::or(id("is_init"), id("is_norm"))));
-    wire(&mut it, "skip_oldest", 1, "Retrans slot r = 0: tx_id skips the oldest entry", Expr::and(id("is_retr"), id("rbusy").not()));
-    wire(
-        &mut it,
-        "waddr",
-        ib,
-        "the port's address: write entry in Init and Normal, else the entry tx_id names after this edge (read)",
-        Expr::mux(id("is_init"), Expr::slice("init_cnt", ib - 1, 0), Expr::mux(id("skip_oldest"), id("tx_id_inc"), id("tx_id"))),
-    );
-    wire(&mut it, "wdata", r, "a filler in Init (new_raw is zero there)", id("new_raw"));
-    it.push(Item::AlwaysFf { reset: None, body: vec![when(id("we"), vec![set(Expr::Index("mem".into(), Box::new(id("waddr"))), id("wdata"))])] });
-    it.push(Item::AlwaysFf { reset: None, body: vec![when(id("en"), vec![set_id("rbuf", Expr::Index("mem".into(), Box::new(id("waddr"))))])] });
-
+    it.extend(if two_ahead { buffer_two_ahead(ib, r) } else { buffer_one_ahead(ib, r) });
     it.extend(stage2(p, design, n));
 
     it.push(Item::comment("Stage 1 and the controller registers advance with en."));
@@ -194,6 +191,73 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
         role: Role::Tx,
         origin: None,
     }
+}
+
+/// The buffer's write port: Init writes fillers (new_raw is zero there) at init_cnt, Normal every
+/// new frame at tx_id.
+fn buffer_write(it: &mut Vec<Item>, ib: u32, r: u32) -> Expr {
+    wire(it, "we", 1, "", Expr::and(id("en"), Expr::or(id("is_init"), id("is_norm"))));
+    wire(it, "skip_oldest", 1, "Retrans slot r = 0: tx_id skips the oldest entry", Expr::and(id("is_retr"), id("rbusy").not()));
+    wire(it, "wdata", r, "a filler in Init (new_raw is zero there)", id("new_raw"));
+    Expr::slice("init_cnt", ib - 1, 0)
+}
+
+/// One slot ahead (two entries): every slot that writes nothing reads entry tx_id as it will be
+/// after this edge into the read register `rbuf`, through the write's own address.
+fn buffer_one_ahead(ib: u32, r: u32) -> Vec<Item> {
+    let mut it = vec![Item::comment(
+        "Retransmission buffer: written in Init (fillers) and Normal (every new frame), read one slot ahead of a resend:\nevery other slot reads entry tx_id as it will be after this edge, so a resend finds its entry in rbuf, a register,\nand stage 1 takes it from there (a block RAM's clock-to-out then ends at a register). A slot before a resend is\nRetrans, Send Pause or Pause (never Init or Normal, which leave no procedure under way), so it writes nothing\nand one address serves both.",
+    )];
+    let init_addr = buffer_write(&mut it, ib, r);
+    wire(
+        &mut it,
+        "waddr",
+        ib,
+        "the port's address: write entry in Init and Normal, else the entry tx_id names after this edge (read)",
+        Expr::mux(id("is_init"), init_addr, Expr::mux(id("skip_oldest"), id("tx_id_inc"), id("tx_id"))),
+    );
+    it.push(Item::AlwaysFf { reset: None, body: vec![when(id("we"), vec![set(Expr::Index("mem".into(), Box::new(id("waddr"))), id("wdata"))])] });
+    it.push(Item::AlwaysFf { reset: None, body: vec![when(id("en"), vec![set_id("rbuf", Expr::Index("mem".into(), Box::new(id("waddr"))))])] });
+    it
+}
+
+/// Two slots ahead: every slot reads the entry a resend two slots on would send into the read
+/// register, and the output register `rbuf` takes it the slot after. A slot before a resend is
+/// Retrans (its counter even: r = 0 skips the oldest entry, others leave tx_id), Send Pause or
+/// Pause (which leave tx_id and the counter), so a resend two slots on sends tx_id as it will be
+/// after this edge, plus one if the counter will then be 0. Read at a write (Normal, or the last
+/// Init slot before a procedure starts), that entry is two past the written one, never it (more
+/// than two entries); a read that names the entry written at its edge is never sent.
+fn buffer_two_ahead(ib: u32, r: u32) -> Vec<Item> {
+    let mut it = vec![Item::comment(
+        "Retransmission buffer: written in Init (fillers) and Normal (every new frame), read two slots ahead of a resend\nthrough the RAM's read and output registers, so a resend finds its entry in rbuf, a register, and the block RAM's\nclock-to-out ends at the output register. The read address is tx_id after this edge plus one if the procedure\ncounter will be 0 (the coming slot is a procedure's first, which skips the oldest entry).",
+    )];
+    let init_addr = buffer_write(&mut it, ib, r);
+    wire(&mut it, "waddr", ib, "write address: the fill position in Init, else the new frame's entry", Expr::mux(id("is_init"), init_addr, id("tx_id")));
+    wire(&mut it, "tx_id_step", 1, "tx_id moves on at this edge (a new frame, a resend, or the skip of the oldest entry)", any(vec![id("is_norm"), id("resend"), id("skip_oldest")]));
+    wire(&mut it, "rcnt_zero_n", 1, "the procedure counter is 0 after this edge", Expr::mux(id("is_retr"), id("r_last"), id("rbusy").not()));
+    wire(&mut it, "tx_id_inc2", ib, "", add(id("tx_id"), dec(ib, 2)));
+    wire(
+        &mut it,
+        "raddr",
+        ib,
+        "read address: tx_id + tx_id_step + rcnt_zero_n, the entry a resend two slots on sends",
+        Expr::mux(
+            Expr::and(id("tx_id_step"), id("rcnt_zero_n")),
+            id("tx_id_inc2"),
+            Expr::mux(Expr::or(id("tx_id_step"), id("rcnt_zero_n")), id("tx_id_inc"), id("tx_id")),
+        ),
+    );
+    it.push(Item::AlwaysFf {
+        reset: None,
+        body: vec![
+            when(id("we"), vec![set(Expr::Index("mem".into(), Box::new(id("waddr"))), id("wdata"))]),
+            when(id("en"), vec![set_id("rbuf_rd", Expr::Index("mem".into(), Box::new(id("raddr"))))]),
+        ],
+    });
+    it.push(Item::comment("The RAM's output register: the entry a resend in the next slot sends."));
+    it.push(Item::AlwaysFf { reset: None, body: vec![when(id("en"), vec![set_id("rbuf", id("rbuf_rd"))])] });
+    it
 }
 
 /// The localparam name of a control code.

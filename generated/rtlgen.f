@@ -10,9 +10,9 @@ rtl/rtlgen_flit_crc64.v
 rtl/rtlgen_rifl_crc12.v
 rtl/rtlgen_rifl_crc12_check.v
 rtl/rtlgen_crc32_stream.v
-rtl/rtlgen_ram_1r1w_64x16.v
+rtl/rtlgen_ram_1r1w_outreg_64x16.v
 rtl/rtlgen_replay_buf.v
-rtl/rtlgen_ram_1r1w_33x32.v
+rtl/rtlgen_ram_1r1w_outreg_33x32.v
 rtl/rtlgen_replay_buf_np.v
 rtl/rtlgen_cxl_fec_enc.v
 rtl/rtlgen_cxl_fec_dec.v
@@ -29,7 +29,7 @@ rtl/rtlgen_kp4_fec_dec.v
 rtl/rtlgen_flit_crc.v
 rtl/rtlgen_flit_crc_check.v
 rtl/rtlgen_rifl_txgear.v
-rtl/rtlgen_lutram_1r1w_242x256.v
+rtl/rtlgen_lutram_1r1w_outreg_242x256.v
 rtl/rtlgen_rifl_scrambler.v
 rtl/rtlgen_rifl_tx.v
 rtl/rtlgen_rifl_crc.v
@@ -53,7 +53,7 @@ rtl/rtlgen_rifl_gt_gtx.v
 rtl/rtlgen_rifl_gt_align.v
 rtl/rtlgen_rifl_gt_rxcdc.v
 rtl/rtlgen_rifl_gt.v
-rtl/rtlgen_ram_1r1w_1920x256.v
+rtl/rtlgen_ram_1r1w_outreg_1920x256.v
 rtl/rtlgen_rxl_ep_replay.v
 rtl/rtlgen_rxl_ep_crc.v
 rtl/rtlgen_rxl_ep_crc_check.v
@@ -61,7 +61,7 @@ rtl/rtlgen_rxl_ep_fec_enc.v
 rtl/rtlgen_rxl_ep_fec_dec.v
 rtl/rtlgen_rxl_ep.v
 rtl/rtlgen_cxl_ep.v
-rtl/rtlgen_ram_1r1w_1920x128.v
+rtl/rtlgen_ram_1r1w_outreg_1920x128.v
 rtl/rtlgen_rxl_ep_alt_replay.v
 rtl/rtlgen_rxl_ep_alt.v
 rtl/rtlgen_rxl_sw_fec_dec.v

@@ -29,7 +29,8 @@
 //   none / 1 ACK / 2 NACK, [15:12] type 0 idle-control / 1 payload), 2-241 payload, 242-249
 //   CRC over bytes 0-241, 250-255 FEC over bytes 0-249.
 //   Latency: rx_flit to m_payload 2 cycles (FEC decode register, decision register); s_payload
-//   to tx_flit 3 cycles when the link was idle (replay-buffer RAM read, flit register).
+//   to tx_flit 4 cycles when the link was idle (replay-buffer RAM read, its output register,
+//   flit register).
 //   TX: one flit per cycle whenever tx_ready; payload flits from the replay buffer in SeqNum
 //   order, otherwise idle/control flits (type 0, no SeqNum, CRC with sequence number 0). A
 //   NACK (ReplayCmd 2, FSN = last good SeqNum) makes the peer free up to FSN and replay from

@@ -14,12 +14,13 @@
 //   width = 320
 //   depth = 256
 //   read = sync
+//   output_register = false
 //   style = block
 //
 // Notes:
 //   Read latency 1: rd_data is the word at rd_addr of the last edge with rd_en high; a write
 //   and a read of one address at one edge return the old word (read-first).
-//   No reset: neither the words nor the read register have a reset value; the instantiating
+//   No reset: neither the words nor the read registers have a reset value; the instantiating
 //   module uses no word it has not written.
 // =============================================================================
 `default_nettype none
@@ -29,7 +30,7 @@ module rtlgen_ram_1r1w_320x256 (
     input  wire         wr_en,   // write wr_data at wr_addr at this edge
     input  wire [7:0]   wr_addr, // write address
     input  wire [319:0] wr_data, // word to write
-    input  wire         rd_en,   // load the read register at this edge (it holds otherwise)
+    input  wire         rd_en,   // load the read register from rd_addr at this edge (it holds otherwise)
     input  wire [7:0]   rd_addr, // read address
     output wire [319:0] rd_data  // the word at rd_addr of the previous edge at which rd_en was high (read-first: a same-edge write is not seen)
 );

@@ -15,12 +15,13 @@
 //   width = 20
 //   depth = 64
 //   read = async
+//   output_register = false
 //   style = block
 //
 // Notes:
 //   Read latency 0: rd_data follows rd_addr combinationally; a word written at an edge is read
 //   after it.
-//   No reset: neither the words nor the read register have a reset value; the instantiating
+//   No reset: neither the words nor the read registers have a reset value; the instantiating
 //   module uses no word it has not written.
 // =============================================================================
 `default_nettype none

@@ -216,6 +216,112 @@ module rtlgen_rifl_rclk_comp (
         end
     end
 
+`ifdef FORMAL
+    reg f_clk_started; // clk has had an edge
+    always @(posedge clk) begin
+        f_clk_started <= 1'd1;
+    end
+    reg f_rx_clk_started; // rx_clk has had an edge
+    always @(posedge rx_clk) begin
+        f_rx_clk_started <= 1'd1;
+    end
+    reg f_free_clk_started; // free_clk has had an edge
+    always @(posedge free_clk) begin
+        f_free_clk_started <= 1'd1;
+    end
+    reg [15:0] f_net; // NET_OFFSET + the net steps added to the balance since reset
+    reg [15:0] f_peak; // the largest f_net so far
+    reg [15:0] f_owed; // Idle slots owed since reset
+    reg [15:0] f_paid; // Idle slots taken by the TX side since reset
+    reg f_floored; // the balance was clamped at 0 (the far end's lead forgotten)
+    reg f_clamped; // the balance was clamped at 0 or at BALANCE_MAX
+    wire [15:0] f_net_n; // f_net after this free_clk edge
+    assign f_net_n = f_net + {{7{net_q[8]}}, net_q};
+    always @(posedge free_clk) begin
+        if (free_rst) begin
+            f_net <= 16'd32768;
+            f_peak <= 16'd32768;
+            f_owed <= 16'd0;
+            f_floored <= 1'd0;
+            f_clamped <= 1'd0;
+        end else begin
+            f_net <= f_net_n;
+            if (f_net_n > f_peak) begin
+                f_peak <= f_net_n;
+            end
+            if (pay) begin
+                f_owed <= f_owed + 16'd1;
+            end
+            if (balance_sum[9]) begin
+                f_floored <= 1'd1;
+            end
+            if (balance_sum > BALANCE_MAX) begin
+                f_clamped <= 1'd1;
+            end
+        end
+    end
+    always @(posedge clk) begin
+        if (rst) begin
+            f_paid <= 16'd0;
+        end else begin
+            if (idle & slot) begin
+                f_paid <= f_paid + 16'd1;
+            end
+        end
+    end
+    initial f_clk_started = 1'd0;
+    initial f_rx_clk_started = 1'd0;
+    initial f_free_clk_started = 1'd0;
+    always @* begin
+        // the clk domain is in reset until every clock has had an edge, then out of reset
+        a_clk_reset: assume (rst == (~(f_clk_started & f_rx_clk_started & f_free_clk_started)));
+        // the rx_clk domain is in reset until every clock has had an edge, then out of reset
+        a_rx_clk_reset: assume (rx_rst == (~(f_clk_started & f_rx_clk_started & f_free_clk_started)));
+        // the free_clk domain is in reset until every clock has had an edge, then out of reset
+        a_free_clk_reset: assume (free_rst == (~(f_clk_started & f_rx_clk_started & f_free_clk_started)));
+        // the TX cycle count crosses as the Gray code of its binary count
+        if (f_clk_started & f_rx_clk_started & f_free_clk_started) begin
+            p_tx_cnt_gray: assert (tx_cnt_gray_q == (tx_cnt_bin_q ^ {1'd0, tx_cnt_bin_q[6:1]}));
+        end
+        // the recovered cycle count crosses as the Gray code of its binary count
+        if (f_clk_started & f_rx_clk_started & f_free_clk_started) begin
+            p_rx_cnt_gray: assert (rx_cnt_gray_q == (rx_cnt_bin_q ^ {1'd0, rx_cnt_bin_q[6:1]}));
+        end
+        // the owed count crosses as the Gray code of its binary count
+        if (f_clk_started & f_rx_clk_started & f_free_clk_started) begin
+            p_owed_gray: assert (owed_gray_q == (owed_bin_q ^ {1'd0, owed_bin_q[7:1]}));
+        end
+        // the free domain's TX count is never ahead of the TX clock's
+        if (f_clk_started & f_rx_clk_started & f_free_clk_started) begin
+            p_tx_seen: assert ((tx_cnt_bin_q - tx_seen_q) < 7'd64);
+        end
+        // the free domain's recovered count is never ahead of the recovered clock's
+        if (f_clk_started & f_rx_clk_started & f_free_clk_started) begin
+            p_rx_seen: assert ((rx_cnt_bin_q - rx_seen_q) < 7'd64);
+        end
+        // the TX domain's owed count is never ahead of the free domain's
+        if (f_clk_started & f_rx_clk_started & f_free_clk_started) begin
+            p_owed_seen: assert ((owed_bin_q - owed_seen) < 8'd128);
+        end
+        // balance_q = BALANCE_FLOOR + net steps - Idle slots owed, until a clamp
+        if (f_clk_started & f_rx_clk_started & f_free_clk_started & (~f_clamped)) begin
+            p_balance: assert (({8'd0, balance_q} + f_owed + 16'd32768) == ({8'd0, BALANCE_FLOOR} + f_net));
+        end
+        // never more Idle slots owed than the largest TX gain seen, until the floor forgets a far-end lead
+        if (f_clk_started & f_rx_clk_started & f_free_clk_started & (~f_floored)) begin
+            p_owed_gain: assert ((f_owed + 16'd32768) <= f_peak);
+        end
+        // the TX side never takes more Idle slots than are owed
+        if (f_clk_started & f_rx_clk_started & f_free_clk_started) begin
+            p_paid_owed: assert (f_paid <= f_owed);
+        end
+        // idle is high only while an owed Idle slot is not yet taken
+        if (f_clk_started & f_rx_clk_started & f_free_clk_started & idle) begin
+            p_idle_owed: assert (f_paid < f_owed);
+        end
+    end
+`endif
+
 endmodule
 
 `default_nettype wire

@@ -167,6 +167,117 @@ module rtlgen_rifl_rclk_rxcdc (
     assign frame_error = flags_q[3];
     assign remote_fc = flags_q[4];
 
+`ifdef FORMAL
+    (* anyconst *) reg [5:0] f_tag; // the number of the tagged entry
+    reg f_rx_clk_started; // rx_clk has had an edge
+    always @(posedge rx_clk) begin
+        f_rx_clk_started <= 1'd1;
+    end
+    reg f_clk_started; // clk has had an edge
+    always @(posedge clk) begin
+        f_clk_started <= 1'd1;
+    end
+    wire f_push; // an entry is written at the next rx_clk edge
+    assign f_push = rx_wr_en & (~rx_wr_full);
+    wire f_pop; // the head entry is taken at the next clk edge
+    assign f_pop = pop & (~cdc_empty);
+    reg [5:0] f_pushes; // entries written since reset
+    reg [5:0] f_dues; // entries due (rx_wr_en) since reset
+    reg [5:0] f_data_pushes; // entries written that carry data
+    reg [5:0] f_pops; // entries taken since reset
+    reg [5:0] f_outs; // clk cycles out_valid was high since reset
+    reg f_tag_written; // the tagged entry has been written
+    reg [248:0] f_tag_data; // the tagged entry as written
+    reg f_tag_out; // the last clk edge took the tagged entry
+    reg [4:0] f_rx_flags_d; // the receiver's flags at the last rx_clk edge
+    reg f_rx_full_d; // the FIFO was full at the last rx_clk edge
+    reg f_rx_run_d; // the last rx_clk edge was out of reset
+    always @(posedge rx_clk) begin
+        if (rx_rst) begin
+            f_pushes <= 6'd0;
+            f_dues <= 6'd0;
+            f_data_pushes <= 6'd0;
+            f_tag_written <= 1'd0;
+        end else begin
+            if (f_push) begin
+                f_pushes <= f_pushes + 6'd1;
+            end
+            if (rx_wr_en) begin
+                f_dues <= f_dues + 6'd1;
+            end
+            if (f_push & rx_out_valid) begin
+                f_data_pushes <= f_data_pushes + 6'd1;
+            end
+            if (f_push & (f_pushes == f_tag)) begin
+                f_tag_written <= 1'd1;
+                f_tag_data <= rx_entry;
+            end
+        end
+    end
+    always @(posedge rx_clk) begin
+        f_rx_flags_d <= rx_flags;
+        f_rx_full_d <= rx_wr_full;
+        f_rx_run_d <= ~rx_rst;
+    end
+    always @(posedge clk) begin
+        if (rst) begin
+            f_pops <= 6'd0;
+            f_outs <= 6'd0;
+            f_tag_out <= 1'd0;
+        end else begin
+            if (f_pop) begin
+                f_pops <= f_pops + 6'd1;
+            end
+            if (out_valid) begin
+                f_outs <= f_outs + 6'd1;
+            end
+            f_tag_out <= f_pop & (f_pops == f_tag);
+        end
+    end
+    // free instance: u_rx
+    initial f_rx_clk_started = 1'd0;
+    initial f_clk_started = 1'd0;
+    initial f_rx_run_d = 1'd0;
+    always @* begin
+        // the rx_clk domain is in reset until every clock has had an edge, then out of reset
+        a_rx_clk_reset: assume (rx_rst == (~(f_rx_clk_started & f_clk_started)));
+        // the clk domain is in reset until every clock has had an edge, then out of reset
+        a_clk_reset: assume (rst == (~(f_rx_clk_started & f_clk_started)));
+        // entries written - entries taken in 0..16: no overflow, no underflow
+        if (f_rx_clk_started & f_clk_started) begin
+            p_occupancy: assert ((f_pushes - f_pops) <= 6'd16);
+        end
+        // entries held <= rx_cdc_level <= the depth
+        if (f_rx_clk_started & f_clk_started) begin
+            p_level: assert (((f_pushes - f_pops) <= {1'd0, rx_cdc_level}) & ({1'd0, rx_cdc_level} <= 6'd16));
+        end
+        // every entry due is written while rx_cdc_overflow is low
+        if (f_rx_clk_started & f_clk_started & (~rx_cdc_overflow)) begin
+            p_no_silent_loss: assert (f_dues == f_pushes);
+        end
+        // out_valid pulses no more often than data entries were written
+        if (f_rx_clk_started & f_clk_started) begin
+            p_out_count: assert ((f_outs + {5'd0, out_valid}) <= f_data_pushes);
+        end
+        // the entry taken with the tag's number was written
+        if (f_rx_clk_started & f_clk_started & f_tag_out) begin
+            p_tag_written: assert (f_tag_written);
+        end
+        // the tagged entry's err_pulse, flags and out_valid show at the clk cycle after it is taken
+        if (f_rx_clk_started & f_clk_started & f_tag_out) begin
+            p_tag_flags: assert ({err_pulse, flags_q, out_valid} == f_tag_data[248:242]);
+        end
+        // the tagged entry's data shows on out_raw unchanged
+        if (f_rx_clk_started & f_clk_started & f_tag_out & f_tag_data[242]) begin
+            p_tag_raw: assert (out_raw == f_tag_data[241:0]);
+        end
+        // after an rx_clk edge with room, the last entry carries the receiver's flags of that edge
+        if (f_rx_clk_started & f_clk_started & f_rx_run_d & (~f_rx_full_d)) begin
+            p_flags_sent: assert (rx_flags_sent_q == f_rx_flags_d);
+        end
+    end
+`endif
+
 endmodule
 
 `default_nettype wire

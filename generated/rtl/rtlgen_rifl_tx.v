@@ -92,21 +92,23 @@ module rtlgen_rifl_tx (
     reg s1_ctrl; // stage 1: control frame
     reg [241:0] s1_raw; // stage 1: raw region of the frame (a resend's from the buffer's read register)
     reg [7:0] s1_id; // stage 1: frame ID for the verification code
-    wire [241:0] rbuf; // retransmission buffer read register: the entry a resend in the next slot sends
+    wire [241:0] rbuf; // retransmission buffer output register: the entry a resend in the next slot sends
     reg [255:0] frame_q; // output register
 
-    // retransmission buffer: raw region of frame ID i at entry i (single-port LUT RAM): rtlgen_lutram_1r1w_242x256 (registered read).
+    // retransmission buffer: raw region of frame ID i at entry i (LUT RAM): rtlgen_lutram_1r1w_outreg_242x256 (registered read, output register).
     wire we;
-    wire [7:0] waddr; // the port's address: write entry in Init and Normal, else the entry tx_id names after this edge (read)
+    wire [7:0] waddr; // write address: the fill position in Init, else the new frame's entry
     wire [241:0] new_raw; // Normal: flow-control frame, user segment or filler (zero outside Normal)
-    rtlgen_lutram_1r1w_242x256 u_mem (
-        .clk     (clk),
-        .wr_en   (we),
-        .wr_addr (waddr),
-        .wr_data (new_raw),
-        .rd_en   (en),
-        .rd_addr (waddr),
-        .rd_data (rbuf)
+    wire [7:0] raddr; // read address: tx_id + tx_id_step + rcnt_zero_n, the entry a resend two slots on sends
+    rtlgen_lutram_1r1w_outreg_242x256 u_mem (
+        .clk       (clk),
+        .wr_en     (we),
+        .wr_addr   (waddr),
+        .wr_data   (new_raw),
+        .rd_en     (en),
+        .rd_out_en (en),
+        .rd_addr   (raddr),
+        .rd_data   (rbuf)
     );
 
     // The state: Fig. 4's priority function of the flags.
@@ -162,15 +164,21 @@ module rtlgen_rifl_tx (
     wire [241:0] s1_next; // stage-1 raw region of a new data or control frame
     assign s1_next = new_raw | {ctrl_code & {8{~is_norm}}, 234'd0};
 
-    // Retransmission buffer: written in Init (fillers) and Normal (every new frame), read one slot ahead of a resend:
-    // every other slot reads entry tx_id as it will be after this edge, so a resend finds its entry in rbuf, a register,
-    // and stage 1 takes it from there (a block RAM's clock-to-out then ends at a register). A slot before a resend is
-    // Retrans, Send Pause or Pause (never Init or Normal, which leave no procedure under way), so it writes nothing
-    // and one address serves both.
+    // Retransmission buffer: written in Init (fillers) and Normal (every new frame), read two slots ahead of a resend
+    // through the RAM's read and output registers, so a resend finds its entry in rbuf, a register, and the block RAM's
+    // clock-to-out ends at the output register. The read address is tx_id after this edge plus one if the procedure
+    // counter will be 0 (the coming slot is a procedure's first, which skips the oldest entry).
     assign we = en & (is_init | is_norm);
     wire skip_oldest; // Retrans slot r = 0: tx_id skips the oldest entry
     assign skip_oldest = is_retr & (~rbusy);
-    assign waddr = is_init ? init_cnt[7:0] : (skip_oldest ? tx_id_inc : tx_id);
+    assign waddr = is_init ? init_cnt[7:0] : tx_id;
+    wire tx_id_step; // tx_id moves on at this edge (a new frame, a resend, or the skip of the oldest entry)
+    assign tx_id_step = is_norm | resend | skip_oldest;
+    wire rcnt_zero_n; // the procedure counter is 0 after this edge
+    assign rcnt_zero_n = is_retr ? r_last : (~rbusy);
+    wire [7:0] tx_id_inc2;
+    assign tx_id_inc2 = tx_id + 8'd2;
+    assign raddr = (tx_id_step & rcnt_zero_n) ? tx_id_inc2 : ((tx_id_step | rcnt_zero_n) ? tx_id_inc : tx_id);
 
     // Stage 2: scramble the stage-1 frame; its verification code from the same inputs, in parallel.
     wire [241:0] line_in; // s1_raw in line order {meta, payload}

@@ -6,7 +6,7 @@
 // Design : rtlgen
 // Block  : rxl_ep (kind rxl_endpoint); built by the replay_buffer generator
 // Shared : also instantiated by block(s) cxl_ep
-// Latency: 2 cycle(s)
+// Latency: 3 cycle(s)
 // Reset  : rst, synchronous, active high
 //
 // Go-back-N replay buffer of 256 entries of 1920 bits with 10-bit sequence numbers: pushes are
@@ -19,20 +19,23 @@
 //   depth = 256
 //
 // Notes:
-//   Latency 2: a push reaches out_valid two cycles later when the output had caught up (the
-//   read-first RAM cannot return the entry written at the same edge).
+//   Latency 3: a push reaches out_valid three cycles later when the output had caught up (the
+//   RAM is read after the edge that writes the entry, through its read and output registers).
 //   Acks and replays are registered: one presented in cycle t is judged against the pointers
-//   of cycle t + 1 and applied at the edge that ends it. Replay latency 3: the replayed entry
-//   is on the output three cycles after the replay is presented (out_seq names it two cycles
-//   after, with out_valid low, while the RAM reads it).
+//   of cycle t + 1 and applied at the edge that ends it. Replay latency 4: the replayed entry
+//   is on the output four cycles after the replay is presented (out_seq names it two cycles
+//   after, with out_valid low for two cycles while the RAM reads it into its read and output
+//   registers).
 //   ack: every entry up to and including ack_seq is freed if ack_seq is held (ack_seq - head <
 //   count); stale or future acks are ignored.
 //   replay: the output restarts at replay_seq if replay_seq - head <= count, even while
-//   stalled (the presented entry is withdrawn for one cycle); a replay wins over a same-cycle
+//   stalled (the presented entry is withdrawn for two cycles); a replay wins over a same-cycle
 //   output transfer.
 //   An ack that frees the entry the output pointer would land on moves the pointer to the new
-//   head (out_valid low for one cycle while the RAM reads it): acknowledged entries are never
+//   head (out_valid low for two cycles while the RAM reads it): acknowledged entries are never
 //   sent again.
+//   A stream of held entries leaves at one per cycle while out_ready is high: the RAM's read
+//   register holds the next entry behind the presented one.
 //   All decisions use the register values before the clock edge: an ack does not make room for
 //   a push judged in the same cycle.
 // =============================================================================
@@ -60,28 +63,32 @@ module rtlgen_rxl_ep_replay (
     localparam [9:0] DEPTH = 10'd256; // entries held at most
 
     // Storage: 256 x 1920 bits of block RAM addressed by seq[7:0] (depth 256 rounded up to a power of two);
-    // write port for pushes, synchronous read-first port with a read enable for the output.
+    // write port for pushes, read port with a read register and an output register, each with its enable.
 
-    // entries by sequence number: rtlgen_ram_1r1w_1920x256 (registered read).
+    // entries by sequence number: rtlgen_ram_1r1w_outreg_1920x256 (registered read, output register).
     wire push_fire; // a push is accepted
     reg [9:0] tail_q; // sequence number of the next push
-    wire rd_en; // load the read register unless it presents an entry the consumer does not take
-    wire [7:0] rd_addr; // the entry after the presented one, or rd_q's own while none is presented
-    wire [1919:0] ram_q; // RAM read register: entry rd_q when q_ok
-    rtlgen_ram_1r1w_1920x256 u_ram (
-        .clk     (clk),
-        .wr_en   (push_fire),
-        .wr_addr (tail_q[7:0]),
-        .wr_data (push_data),
-        .rd_en   (rd_en),
-        .rd_addr (rd_addr),
-        .rd_data (ram_q)
+    wire rd_en; // load the read register unless it holds the next entry during a stall
+    wire out_en; // load the output register from the read register
+    wire [7:0] rd_addr; // rd_q + q_ok + s1_ok: the entry after the ones the two registers hold
+    wire [1919:0] out_q; // RAM output register: entry rd_q when q_ok
+    rtlgen_ram_1r1w_outreg_1920x256 u_ram (
+        .clk       (clk),
+        .wr_en     (push_fire),
+        .wr_addr   (tail_q[7:0]),
+        .wr_data   (push_data),
+        .rd_en     (rd_en),
+        .rd_out_en (out_en),
+        .rd_addr   (rd_addr),
+        .rd_data   (out_q)
     );
     reg [9:0] head_q; // oldest unacknowledged sequence number
     reg [9:0] tail_inc_q; // tail_q + 1, kept in a register so comparisons with the next tail are with registers
     reg [9:0] rd_q; // sequence number on the output
     reg [9:0] rd_inc_q; // rd_q + 1, kept in a register so the RAM's read address is a select between registers
-    reg q_ok; // ram_q holds entry rd_q
+    reg [9:0] rd_inc2_q; // rd_q + 2, likewise
+    reg q_ok; // the output register out_q holds entry rd_q
+    reg s1_ok; // the read register ram_q holds entry rd_q + q_ok (the one after the presented entry, or rd_q's own)
     reg [9:0] count_q; // tail_q - head_q, kept in a register so no decision waits for the subtraction
     reg full_q; // count_q == DEPTH, kept in a register so a push does not wait for the comparison
     reg wrap_q; // tail_q < head_q: the held window [head_q, tail_q) wraps past the largest sequence number
@@ -116,9 +123,12 @@ module rtlgen_rxl_ep_replay (
     wire jump; // a replay, or an ack that frees rd_q's entry, moves the output pointer
     assign jump = replay_ok | free_rd;
 
-    // RAM read: address from registers, enable from out_ready; no decision on the way.
-    assign rd_en = (~q_ok) | out_ready;
-    assign rd_addr = q_ok ? rd_inc_q[7:0] : rd_q[7:0];
+    // RAM read: address from registers, enables from out_ready; no decision on the way.
+    wire stall; // the output presents an entry the consumer does not take
+    assign stall = q_ok & (~out_ready);
+    assign out_en = ~stall;
+    assign rd_en = (~stall) | (~s1_ok);
+    assign rd_addr = q_ok ? (s1_ok ? rd_inc2_q[7:0] : rd_inc_q[7:0]) : (s1_ok ? rd_inc_q[7:0] : rd_q[7:0]);
 
     // Pointers: selects among registered candidates.
     wire [9:0] head_n;
@@ -130,16 +140,21 @@ module rtlgen_rxl_ep_replay (
     wire [9:0] rd_n; // output pointer after replay or transfer, moved to the new head if an ack freed its entry
     assign rd_n = replay_ok ? (free_rp ? ack_next_q : rp_seq_q) : (free_rd ? ack_next_q : (out_fire ? rd_inc_q : rd_q));
     wire [9:0] rd_inc_n; // rd_n + 1, from the same select
-    assign rd_inc_n = replay_ok
-        ? (free_rp ? (ack_next_q + 10'd1) : rp_inc_q)
-        : (free_rd ? (ack_next_q + 10'd1) : (out_fire ? (rd_inc_q + 10'd1) : rd_inc_q));
+    assign rd_inc_n = replay_ok ? (free_rp ? (ack_next_q + 10'd1) : rp_inc_q) : (free_rd ? (ack_next_q + 10'd1) : (out_fire ? rd_inc2_q : rd_inc_q));
+    wire [9:0] rd_inc2_n; // rd_n + 2, from the same select
+    assign rd_inc2_n = replay_ok
+        ? (free_rp ? (ack_next_q + 10'd2) : (rp_inc_q + 10'd1))
+        : (free_rd ? (ack_next_q + 10'd2) : (out_fire ? (rd_inc2_q + 10'd1) : rd_inc2_q));
 
-    // The read register holds rd_n's entry next cycle unless the pointer jumps (the RAM read the old stream's next
-    // entry) or it reads the old tail (empty, or written at this edge: the read-first RAM returns the old word).
+    // Next cycle the output register holds rd_n's entry if it holds now during a stall, or takes a valid read register;
+    // the read register holds its entry if it holds now, or read an address other than the old tail (empty, or
+    // written at this edge: that read is not used). Neither does when the pointer jumps (they hold the old stream's).
     wire rd_addr_at_tail; // rd_addr == tail_q, compared per candidate
-    assign rd_addr_at_tail = q_ok ? (rd_inc_q == tail_q) : (rd_q == tail_q);
+    assign rd_addr_at_tail = q_ok ? (s1_ok ? (rd_inc2_q == tail_q) : (rd_inc_q == tail_q)) : (s1_ok ? (rd_inc_q == tail_q) : (rd_q == tail_q));
     wire q_ok_n;
-    assign q_ok_n = (~jump) & ((q_ok & (~out_ready)) | (~rd_addr_at_tail));
+    assign q_ok_n = (~jump) & (stall | s1_ok);
+    wire s1_ok_n;
+    assign s1_ok_n = (~jump) & ((stall & s1_ok) | (~rd_addr_at_tail));
 
     // rd_n >= head_n, per candidate: the new head itself, or a candidate against the head that holds next cycle.
     wire step_ge_head; // the stepped pointer >= head_n
@@ -191,7 +206,9 @@ module rtlgen_rxl_ep_replay (
             tail_inc_q <= 10'd1;
             rd_q <= 10'd0;
             rd_inc_q <= 10'd1;
+            rd_inc2_q <= 10'd2;
             q_ok <= 1'd0;
+            s1_ok <= 1'd0;
             count_q <= 10'd0;
             full_q <= 1'd0;
             wrap_q <= 1'd0;
@@ -214,7 +231,9 @@ module rtlgen_rxl_ep_replay (
             tail_inc_q <= tail_inc_n;
             rd_q <= rd_n;
             rd_inc_q <= rd_inc_n;
+            rd_inc2_q <= rd_inc2_n;
             q_ok <= q_ok_n;
+            s1_ok <= s1_ok_n;
             count_q <= count_n;
             full_q <= full_n;
             wrap_q <= wrap_n;
@@ -236,7 +255,7 @@ module rtlgen_rxl_ep_replay (
     assign push_ready = ~full_q;
     assign push_seq = tail_q;
     assign out_valid = q_ok;
-    assign out_data = ram_q;
+    assign out_data = out_q;
     assign out_seq = rd_q;
     assign head = head_q;
     assign count = count_q;
@@ -315,6 +334,7 @@ module rtlgen_rxl_ep_replay (
     end
     reg [1919:0] f_ram [0:255]; // shadow of the RAM wrapper's words
     reg [1919:0] f_ram_q; // shadow of the RAM wrapper's read register
+    reg [1919:0] f_out_q; // shadow of the RAM wrapper's output register
     always @(posedge clk) begin
         if (push_fire) begin
             f_ram[tail_q[7:0]] <= push_data;
@@ -322,7 +342,12 @@ module rtlgen_rxl_ep_replay (
         if (rd_en) begin
             f_ram_q <= f_ram[rd_addr];
         end
+        if (out_en) begin
+            f_out_q <= f_ram_q;
+        end
     end
+    wire [9:0] f_s1_seq; // the entry the read register holds when s1_ok: rd_q + q_ok
+    assign f_s1_seq = rd_q + {9'd0, q_ok};
     initial f_past_valid = 1'd0;
     initial f_prev_valid_run = 1'd0;
     always @* begin
@@ -360,6 +385,7 @@ module rtlgen_rxl_ep_replay (
                 & (wrap_q == (tail_q < head_q))
                 & (tail_inc_q == (tail_q + 10'd1))
                 & (rd_inc_q == (rd_q + 10'd1))
+                & (rd_inc2_q == (rd_q + 10'd2))
                 & (rd_ge_head_q == (rd_q >= head_q))
                 & (ack_v_q == f_ack_valid)
                 & (ack_seq_q == f_ack_seq)
@@ -390,9 +416,9 @@ module rtlgen_rxl_ep_replay (
         if (f_past_valid & (!rst)) begin
             p_tag_held: assert (f_held == ((f_seq - head_q) < count_q));
         end
-        // the RAM wrapper's read register reads the words the shadow holds
+        // the RAM wrapper's output register holds what the shadow's read and output registers read
         if (f_past_valid) begin
-            a_ram_read: assume (ram_q == f_ram_q);
+            a_ram_read: assume (out_q == f_out_q);
         end
         // the tagged entry is stored unchanged while held
         if (f_past_valid & (!rst) & f_held) begin
@@ -400,7 +426,15 @@ module rtlgen_rxl_ep_replay (
         end
         // the output register holds the stored entry it names
         if (f_past_valid & (!rst) & q_ok) begin
-            p_read_reg: assert (ram_q == f_ram[rd_q[7:0]]);
+            p_read_reg: assert (out_q == f_ram[rd_q[7:0]]);
+        end
+        // the entry the read register holds is in the window
+        if (f_past_valid & (!rst) & s1_ok) begin
+            p_read_stage_held: assert ((f_s1_seq - head_q) < count_q);
+        end
+        // the read register holds the stored entry after the presented one (rd_q's own while none is)
+        if (f_past_valid & (!rst) & s1_ok) begin
+            p_read_stage: assert (f_ram_q == f_ram[f_s1_seq[7:0]]);
         end
         // the tagged entry leaves with the data pushed with it
         if (f_past_valid & (!rst) & out_valid & (f_held & (out_seq == f_seq))) begin

@@ -298,7 +298,7 @@ fn plan_rxl_sizes_the_replay_buffer_for_the_loop() {
     let tree = dir.path().join("tree");
     ok(&bin().arg("generate").arg(&design).arg("--out").arg(&tree).output().unwrap());
     let manifest = std::fs::read_to_string(tree.join("rxl_plan/manifest.json")).unwrap();
-    assert!(manifest.contains("\"replay_depth\": 54"), "the generated endpoint has the plan's replay depth");
+    assert!(manifest.contains("\"replay_depth\": 55"), "the generated endpoint has the plan's replay depth");
     let err = refused(&bin().args(["plan", "rxl", "--cable-m", "100", "--switch-levels", "2"]).output().unwrap(), "--cable-m");
     assert!(err.contains("10-bit sequence numbers"), "{err}");
 }

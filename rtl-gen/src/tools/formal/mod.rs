@@ -119,8 +119,7 @@ pub struct FormalRow {
 /// The labels of the assertions in the `ifdef FORMAL` block of a module's source text
 /// (`label: assert (…)`), in order; empty when it has none.
 pub fn assertion_labels(source: &str) -> Vec<String> {
-    let Some((_, block)) = source.split_once("`ifdef FORMAL") else { return Vec::new() };
-    let block = block.split_once("`endif").map_or(block, |(b, _)| b);
+    let Some(block) = formal_block(source) else { return Vec::new() };
     block
         .lines()
         .filter_map(|l| l.trim().split_once(": assert ("))
@@ -129,51 +128,52 @@ pub fn assertion_labels(source: &str) -> Vec<String> {
         .collect()
 }
 
+/// The text of a module's `ifdef FORMAL` block, up to its `endif`.
+fn formal_block(source: &str) -> Option<&str> {
+    let (_, block) = source.split_once("`ifdef FORMAL")?;
+    Some(block.split_once("`endif").map_or(block, |(b, _)| b))
+}
+
+/// The identifiers the `ifdef FORMAL` block names on its `tag` comment lines
+/// (`// free wire: <wire>`, ...).
+fn marked(source: &str, tag: &str) -> Vec<String> {
+    let Some(block) = formal_block(source) else { return Vec::new() };
+    block.lines().filter_map(|l| l.trim().strip_prefix(tag)).map(str::to_string).filter(|w| super::is_identifier(w)).collect()
+}
+
 /// The wires a SAT proof cuts (`// cut point: <wire>` lines of the `ifdef FORMAL` block).
 pub fn cut_points(source: &str) -> Vec<String> {
-    let Some((_, block)) = source.split_once("`ifdef FORMAL") else { return Vec::new() };
-    let block = block.split_once("`endif").map_or(block, |(b, _)| b);
-    block.lines().filter_map(|l| l.trim().strip_prefix("// cut point: ")).map(str::to_string).filter(|w| super::is_identifier(w)).collect()
+    marked(source, "// cut point: ")
 }
 
 /// The instances a clocked proof replaces by free outputs (`// free instance: <instance>` lines
 /// of the `ifdef FORMAL` block).
 pub fn free_instances(source: &str) -> Vec<String> {
-    let Some((_, block)) = source.split_once("`ifdef FORMAL") else { return Vec::new() };
-    let block = block.split_once("`endif").map_or(block, |(b, _)| b);
-    block.lines().filter_map(|l| l.trim().strip_prefix("// free instance: ")).map(str::to_string).filter(|w| super::is_identifier(w)).collect()
+    marked(source, "// free instance: ")
 }
 
 /// A pipelined network whose registers the GF(2) evaluation reads as delays (the
 /// `// registers: feed-forward delays` line of the `ifdef FORMAL` block).
 pub fn retimed(source: &str) -> bool {
-    let Some((_, block)) = source.split_once("`ifdef FORMAL") else { return false };
-    let block = block.split_once("`endif").map_or(block, |(b, _)| b);
-    block.lines().any(|l| l.trim() == "// registers: feed-forward delays")
+    formal_block(source).is_some_and(|block| block.lines().any(|l| l.trim() == "// registers: feed-forward delays"))
 }
 
 /// The registers the GF(2) evaluation reads as free inputs (`// free register: <reg>` lines of
 /// the `ifdef FORMAL` block).
 pub fn free_registers(source: &str) -> Vec<String> {
-    let Some((_, block)) = source.split_once("`ifdef FORMAL") else { return Vec::new() };
-    let block = block.split_once("`endif").map_or(block, |(b, _)| b);
-    block.lines().filter_map(|l| l.trim().strip_prefix("// free register: ")).map(str::to_string).filter(|w| super::is_identifier(w)).collect()
+    marked(source, "// free register: ")
 }
 
 /// The wires the GF(2) evaluation reads as free inputs (`// free wire: <wire>` lines of the
 /// `ifdef FORMAL` block).
 pub fn free_wires(source: &str) -> Vec<String> {
-    let Some((_, block)) = source.split_once("`ifdef FORMAL") else { return Vec::new() };
-    let block = block.split_once("`endif").map_or(block, |(b, _)| b);
-    block.lines().filter_map(|l| l.trim().strip_prefix("// free wire: ")).map(str::to_string).filter(|w| super::is_identifier(w)).collect()
+    marked(source, "// free wire: ")
 }
 
 /// The assertions of a module proven by GF(2) evaluation that SymbiYosys proves instead
 /// (`// sequential: <label>` lines of the `ifdef FORMAL` block).
 pub fn sequential(source: &str) -> Vec<String> {
-    let Some((_, block)) = source.split_once("`ifdef FORMAL") else { return Vec::new() };
-    let block = block.split_once("`endif").map_or(block, |(b, _)| b);
-    block.lines().filter_map(|l| l.trim().strip_prefix("// sequential: ")).map(str::to_string).filter(|w| super::is_identifier(w)).collect()
+    marked(source, "// sequential: ")
 }
 
 /// Yosys commands removing the assertions `labels` of `module` (`; chformal -remove …`).

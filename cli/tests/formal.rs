@@ -7,7 +7,7 @@
 //! pipelined checkers and a RIFL frame codec with its scramblers (each family with a mutant), a
 //! small streaming RS encoder and decoder (a wrong loop column and a dropped `tready` caught),
 //! the recovered-clock node's clock compensation (multiclock BMC, two mutants) and a mutant of its
-//! lane crossing;
+//! lane crossing, and the Lane Aligner (its lock rule and its frames as the stream, two mutants);
 //! larger proofs run with
 //! `RTLGEN_LONG=1 cargo test -p rtl-gen-cli --test formal -- --ignored`.
 
@@ -973,4 +973,49 @@ fn the_recovered_clock_lane_crossing_keeps_its_entries_and_mutants_are_caught() 
     assert!(out.status.success() && row(&t, "fcdc_rc_rxcdc").contains(&format!("bounded to depth {RXCDC_DEPTH} (BMC")), "{t}");
     mutant_fails(&tree, dir.path(), "fcdc_rc_rxcdc", RXCDC_FLAGS.0, RXCDC_FLAGS.1, &["--bmc", "--depth", RXCDC_DEPTH, "--engine", "smtbmc-yices"], "work_flags");
     mutant_fails(&tree, dir.path(), "fcdc_rc_comp", COMP_GRAY.0, COMP_GRAY.1, &["--bmc", "--depth", COMP_DEPTH, "--engine", "smtbmc-yices"], "work_gray");
+}
+
+/// A recovered-clock RIFL node at the transceiver's width, as small as it gets: 128-bit frames
+/// as four 32-bit words, locked after 2 legal SYNs (and unlocked after 2 illegal ones).
+const RIFL_GT: &str = r#"
+[design]
+name = "fgt"
+reset = "sync_high"
+
+[[blocks]]
+kind = "rifl"
+name = "gt"
+frame_bits = 128
+gt_bits = 32
+control_repeat = 2
+fc_buffer_frames = 4
+fc_on_frames = 2
+fc_off_frames = 1
+clocking = "recovered"
+"#;
+
+/// Steps of the Lane Aligner's runs: reset, two frames that lock, then the first illegal frame
+/// (a frame every 4 cycles): the early unlock is first seen at step 17, so depth 18.
+const ALIGN_DEPTH: &str = "18";
+
+/// Mutants of the Lane Aligner: unlocking at the first illegal SYN (the lock rule's window) and
+/// the stream window built with the words swapped (the frame data).
+const ALIGN_MUTANTS: [(&str, &str); 2] = [
+    ("assign unlock = locked_q & (bad_q == (REPEAT - 2'd1));", "assign unlock = locked_q;"),
+    ("assign window = {gt_data[30:0], prev_q};", "assign window = {prev_q[30:0], gt_data};"),
+];
+
+#[test]
+fn the_lane_aligner_keeps_its_lock_rule_and_the_stream_and_mutants_are_caught() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tree = generate(dir.path(), "gt.toml", RIFL_GT, "out_gt", "fgt");
+    let flags = ["--bmc", "--depth", ALIGN_DEPTH, "--engine", "smtbmc-yices"];
+    let mut args = vec!["formal", tree.to_str().expect("utf-8"), "--module", "fgt_gt_align", "--work", "work"];
+    args.extend_from_slice(&flags);
+    let out = rtl_gen(&args, dir.path());
+    let t = text(&out);
+    assert!(out.status.success() && row(&t, "fgt_gt_align").contains(&format!("bounded to depth {ALIGN_DEPTH} (BMC")), "{t}");
+    for (i, (from, to)) in ALIGN_MUTANTS.iter().enumerate() {
+        mutant_fails(&tree, dir.path(), "fgt_gt_align", from, to, &flags, &format!("work_align_{i}"));
+    }
 }

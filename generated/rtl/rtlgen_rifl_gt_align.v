@@ -159,6 +159,121 @@ module rtlgen_rifl_gt_align (
     assign frame_valid = frame_valid_q;
     assign aligned = locked_q;
 
+`ifdef FORMAL
+    (* anyconst *) reg [7:0] f_bit; // the tagged bit of the frame
+    reg f_past_valid; // 0 in the first cycle of a trace, then 1
+    always @(posedge clk) begin
+        f_past_valid <= 1'd1;
+    end
+    reg f_prev_run; // the previous cycle ran out of reset after the first
+    always @(posedge clk) begin
+        f_prev_run <= f_past_valid & (!rst);
+    end
+    reg [319:0] f_hist; // the last R + 1 transceiver words, gt_data of the last edge on top
+    always @(posedge clk) begin
+        if (rst) begin
+            f_hist <= 320'd0;
+        end else begin
+            f_hist <= {gt_data, f_hist[319:64]};
+        end
+    end
+    reg [5:0] f_shift_was; // shift_q one cycle ago (when the frame leaving now completed)
+    always @(posedge clk) begin
+        f_shift_was <= shift_q;
+    end
+    reg f_aligned_was; // aligned one cycle ago
+    always @(posedge clk) begin
+        f_aligned_was <= aligned;
+    end
+    reg [2:0] f_gap; // cycles since the last frame_valid (saturating at R + 1)
+    reg f_seen; // a frame has left since reset
+    reg [3:0] f_run; // legal SYNs in a row among the frames that left (saturating at REPEAT)
+    reg [3:0] f_lock_frames; // frames that left while aligned, from the one that locked (saturating at REPEAT)
+    always @(posedge clk) begin
+        if (rst) begin
+            f_gap <= 3'd0;
+            f_seen <= 1'd0;
+            f_run <= 4'd0;
+            f_lock_frames <= 4'd0;
+        end else begin
+            if (frame_valid) begin
+                f_gap <= 3'd0;
+                f_seen <= 1'd1;
+            end else if (f_gap < 3'd5) begin
+                f_gap <= f_gap + 3'd1;
+            end
+            if (frame_valid) begin
+                if (frame[0] ^ frame[1]) begin
+                    if (f_run < 4'd8) begin
+                        f_run <= f_run + 4'd1;
+                    end
+                end else begin
+                    f_run <= 4'd0;
+                end
+            end
+            if (aligned) begin
+                if (frame_valid) begin
+                    if (f_lock_frames < 4'd8) begin
+                        f_lock_frames <= f_lock_frames + 4'd1;
+                    end
+                end
+            end else begin
+                f_lock_frames <= 4'd0;
+            end
+        end
+    end
+    wire [8:0] f_pos; // the tagged bit's position in the shadowed stream
+    assign f_pos = {3'd0, f_shift_was} + {1'd0, f_bit};
+    initial f_past_valid = 1'd0;
+    initial f_prev_run = 1'd0;
+    always @* begin
+        // every trace starts in reset
+        if (!f_past_valid) begin
+            a_reset_first: assume (rst);
+        end
+        // a frame leaves at most R + 1 cycles after the last (the first R cycles after reset)
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_frame_due: assert (f_gap <= 3'd4);
+        end
+        // frames leave at least R cycles apart (one word each per cycle)
+        if (f_past_valid & (!rst) & f_prev_run & (frame_valid & f_seen)) begin
+            p_frame_spacing: assert (f_gap >= 3'd3);
+        end
+        // every frame is F consecutive bits of the stream from the boundary its last word was aligned at
+        if (f_past_valid & (!rst) & f_prev_run & frame_valid) begin
+            p_frame_stream: assert (frame[f_bit] == f_hist[f_pos]);
+        end
+        // aligned rises only with a legal SYN, the REPEAT-th in a row
+        if (f_past_valid & (!rst) & f_prev_run & (aligned & (~f_aligned_was))) begin
+            p_lock_rise: assert (frame_valid & (frame[0] ^ frame[1]) & (f_run >= 4'd7));
+        end
+        // aligned falls only with an illegal SYN, at least REPEAT frames after it rose
+        if (f_past_valid & (!rst) & f_prev_run & ((~aligned) & f_aligned_was)) begin
+            p_unlock: assert (frame_valid & (~(frame[0] ^ frame[1])) & (f_lock_frames >= REPEAT));
+        end
+        // locked, the boundary never moves
+        if (f_past_valid & (!rst) & f_prev_run & (aligned & f_aligned_was)) begin
+            p_locked_shift: assert (shift_q == f_shift_was);
+        end
+        // searching, the boundary moves only after an illegal SYN, one bit later
+        if (f_past_valid & (!rst) & f_prev_run & (shift_q != f_shift_was)) begin
+            p_slip: assert (frame_valid & (~(frame[0] ^ frame[1])) & ((~aligned) & (shift_q == (f_shift_was + 6'd1))));
+        end
+        // good_q counts at most REPEAT legal SYNs
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_good_range: assert (good_q <= REPEAT);
+        end
+        // bad_q stays below REPEAT, and 0 while searching
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_bad_range: assert ((bad_q < REPEAT) & (locked_q | (bad_q == 4'd0)));
+        end
+        // a word is dropped only right after the slip that wrapped the offset to 0, searching
+        if (f_past_valid & (!rst) & f_prev_run & skip_q) begin
+            p_skip: assert (frame_valid & (~aligned) & (shift_q == 6'd0));
+        end
+    end
+`endif
+
 endmodule
 
 `default_nettype wire

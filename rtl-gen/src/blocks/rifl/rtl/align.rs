@@ -100,6 +100,7 @@ pub fn module(p: &Params, gt_bits: u32, design: &DesignInfo, n: &Names) -> Gener
     it.push(Item::assign(id("frame"), id("frame_q")));
     it.push(Item::assign(id("frame_valid"), id("frame_valid_q")));
     it.push(Item::assign(id("aligned"), id("locked_q")));
+    it.push(super::align_props::properties(design, f, w, c));
     GeneratedModule {
         module: Module { name: n.align.clone(), ports, items: it, reset: Some(design.reset) },
         latency: r,

@@ -2,6 +2,7 @@
 //! `model` part.
 
 mod align;
+mod align_props;
 mod codec;
 mod codec_props;
 mod comp;

@@ -347,8 +347,8 @@ const SUE_TP_MUTANT_DEPTH: u32 = 12;
 /// PSN it names; the command output starting with no PDU queued (a read of an empty buffer).
 const SUE_TP_MUTANTS: [(&str, &str, &str); 5] = [
     ("assign adv = (~out_valid_q) | m_axis_tx_tready;", "assign adv = 1'b1;", "p_m_axis_tx_stable"),
-    ("assign free_vec = {s1_used < WINDOW, s0_used < WINDOW};", "assign free_vec = {s1_used < WINDOW, s0_used <= WINDOW};", "p_s0_window"),
-    ("(r_du[1:0] < r_dh);", "(r_du[1:0] <= r_dh);", "p_s0_una_moves"),
+    ("assign win_free = {s1_used < WINDOW, s0_used < WINDOW};", "assign win_free = {s1_used < WINDOW, s0_used <= WINDOW};", "p_s0_window"),
+    ("(r_du[1:0] < r_dh);", "(r_du[1:0] <= r_dh);", "p_s1_una_moves"),
     ("s0_snd <= r_rpsn;", "s0_snd <= r_rpsn + 16'd1;", "p_s0_goback"),
     ("assign o_req = (v0_mc != 3'd0) & (~xpu_vc_pause);", "assign o_req = ~xpu_vc_pause;", "p_v0_no_underflow"),
 ];

@@ -327,6 +327,7 @@ impl SueTransportBlock {
         let p = &self.resolved;
         let mut n = vec![
             format!("TX latency {}: the last beat of a PDU taken on s_axis_pdu in cycle T reaches an idle transport's m_axis_tx as the PDU's first beat in T+{} (the PDU is stored whole in its slot in T, decided in T+1, its first beat presented in T+2); the next PDU is decided in the cycle its predecessor's tail is taken, so PDUs leave back to back.", self.tx_latency(), self.tx_latency()),
+            "Window: a first beat on s_axis_pdu is taken when its PSN space has a free slot by a registered check (the slots in use a cycle ago, plus a PDU stored since): a slot freed by an ACK, or by the end of its read for a retransmission, is offered a cycle later; PDUs into a window with room are still taken back to back.".into(),
             format!("RX latency {}: the last beat of a good in-order data PDU taken on s_axis_rx in cycle T (the PDU's checks are registered at its tlast, its verdict commits it in T+1) gives its first command beat on m_axis_cmd in T+{} when that output is idle and its VC not paused.", self.rx_latency(), self.rx_latency()),
             if p.xpuid_port {
                 "local_xpuid (input, 10 bits): this XPU's id, sent as the RH xpuid of every PDU and read when each PDU's RH is built; it must be below num_xpu (peers drop PDUs from an id >= num_xpu as header errors). Tie it to a strap or a register and change it only while rst is asserted: the peers keep their PSN state per source id.".into()

@@ -197,6 +197,9 @@ pub struct TransportModel {
     in_exp: u32,
     in_n: u32,
     in_vc: u32,
+    /// Oldest slot in use per space a cycle ago: the free-slot check is registered, so a
+    /// first beat compares `next` now against it (a freed slot is seen a cycle later).
+    win_base: Vec<u16>,
     // TX engine.
     rr_ctl: u32,
     rr_data: u32,
@@ -287,6 +290,7 @@ impl TransportModel {
             in_exp: 0,
             in_n: 0,
             in_vc: 0,
+            win_base: vec![p; ns],
             rr_ctl: ns as u32 - 1,
             rr_data: ns as u32 - 1,
             out_valid: false,
@@ -391,8 +395,10 @@ impl TransportModel {
         self.rd_left > 0 && self.rd_s == s
     }
 
+    /// A first beat of space `s` finds a free slot: `next` against the oldest slot in use a
+    /// cycle ago (a commit since counts, a slot freed since does not yet).
     fn free_slot(&self, s: u32) -> bool {
-        u32::from(dist(self.base(s), self.tx[s as usize].next)) < self.b.resolved.window
+        u32::from(dist(self.win_base[s as usize], self.tx[s as usize].next)) < self.b.resolved.window
     }
 
     fn ack_due(&self, s: usize) -> bool {
@@ -1012,6 +1018,9 @@ impl TransportModel {
             self.mq_head[v] = (old.mq_head[v] + pp) % md;
             self.mq_tail[v] = (old.mq_tail[v] + push) % md;
             self.mq_cnt[v] = old.mq_cnt[v] + push - pp;
+        }
+        for s in 0..self.b.spaces() {
+            self.win_base[s as usize] = old.base(s);
         }
         self.cnt = cnt;
     }

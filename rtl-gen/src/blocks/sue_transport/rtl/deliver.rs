@@ -4,8 +4,10 @@
 
 use super::{gt, Ctx};
 use crate::blocks::protocol::sue::XPUID_BITS;
-use crate::hw::build::{add, all, bit_of, cat, dec, id, mux, ne, set_id, sub, when, wire, zext};
-use crate::hw::select::round_robin;
+use crate::hw::build::{
+    add, all, any, bit_of, cat, dec, id, mux, ne, set_id, sub, when, wire, zext,
+};
+use crate::hw::select::{rep, round_robin};
 use crate::hw::verilog::{Expr, Item, Stmt, UnOp};
 
 /// The buffer and PDU queue RAMs, the VC arbiter and the output register.
@@ -106,37 +108,41 @@ pub(super) fn output(cx: &Ctx, it: &mut Vec<Item>) {
         "its read pointer",
         cx.vsel("rp", rpw, id("o_vr")),
     );
+    // The pop reads no RAM: each VC holds a copy of its head PDU's queue entry, so the last
+    // command's compare runs beside the arbiter, not after a queue read through the pick.
+    for vv in 0..v {
+        it.push(Item::reg(
+            &format!("v{vv}_hm"),
+            20,
+            "head PDU {src, ncmds}: a copy of its PDU queue entry (while one is queued)",
+        ));
+    }
     wire(
         it,
-        "o_mh",
-        mdw,
-        "PDU queue head of the picked VC",
-        cx.vsel("mh", mdw, id("ov2")),
+        "o_src",
+        XPUID_BITS,
+        "source of the picked VC's head PDU",
+        any((0..v)
+            .map(|vv| {
+                Expr::and(
+                    rep(XPUID_BITS, Expr::eq(id("ov2"), dec(2, vv as u64))),
+                    Expr::slice(&format!("v{vv}_hm"), 19, 10),
+                )
+            })
+            .collect()),
     );
-    wire(it, "o_hd", pbw, "", cx.vsel("hd", pbw, id("ov2")));
-    let mq_addr = if v > 1 {
-        cat(vec![Expr::slice("ov2", vb - 1, 0), id("o_mh")])
-    } else {
-        id("o_mh")
-    };
-    it.push(Item::wire("o_meta", 20, "head PDU {src, ncmds}"));
-    it.push(Item::assign(
-        id("o_meta"),
-        Expr::Index("mq".into(), Box::new(mq_addr)),
-    ));
-    wire(
-        it,
-        "o_pop",
-        1,
-        "the head PDU's last command starts",
-        Expr::and(
-            id("decide_o"),
+    for vv in 0..v {
+        wire(
+            it,
+            &format!("v{vv}_last"),
+            1,
+            "the head PDU's next command is its last",
             Expr::eq(
-                zext(add(id("o_hd"), dec(pbw, 1)), pbw, pbw.max(10)),
-                zext(Expr::slice("o_meta", 9, 0), 10, pbw.max(10)),
+                zext(add(id(&format!("v{vv}_hd")), dec(pbw, 1)), pbw, pbw.max(10)),
+                zext(Expr::slice(&format!("v{vv}_hm"), 9, 0), 10, pbw.max(10)),
             ),
-        ),
-    );
+        );
+    }
     let raddr_o = if v > 1 {
         cat(vec![Expr::slice("o_vr", vb - 1, 0), id("o_rp")])
     } else {
@@ -176,6 +182,13 @@ pub(super) fn output(cx: &Ctx, it: &mut Vec<Item>) {
     } else {
         zext(id("rv_nc_q"), pbw, 10)
     };
+    wire(
+        it,
+        "mq_wdata",
+        20,
+        "PDU queue entry of the PDU at its verdict {src, ncmds}",
+        cat(vec![id("r_xpu"), ncx]),
+    );
     it.push(Item::AlwaysFf {
         reset: None,
         body: vec![
@@ -190,7 +203,7 @@ pub(super) fn output(cx: &Ctx, it: &mut Vec<Item>) {
                 id("r_accept"),
                 vec![Stmt::set(
                     Expr::Index("mq".into(), Box::new(id("mq_waddr"))),
-                    cat(vec![id("r_xpu"), ncx]),
+                    id("mq_wdata"),
                 )],
             ),
             when(
@@ -214,7 +227,7 @@ pub(super) fn output(cx: &Ctx, it: &mut Vec<Item>) {
         set_id("o_left_q", dec(olw, (cbt - 1) as u64)),
         set_id("o_last_q", dec(1, (cbt == 1) as u64)),
         set_id("o_v_q", id("ov2")),
-        set_id("o_src_q", Expr::slice("o_meta", 19, 10)),
+        set_id("o_src_q", id("o_src")),
     ];
     if v > 1 {
         o_reset.push(set_id("o_rr_q", dec(vb, (v - 1) as u64)));
@@ -243,6 +256,7 @@ pub(super) fn output(cx: &Ctx, it: &mut Vec<Item>) {
 pub(super) fn buffers(cx: &Ctx, it: &mut Vec<Item>) {
     let &Ctx {
         v,
+        vb,
         pbw,
         rpw,
         ubw,
@@ -273,12 +287,29 @@ pub(super) fn buffers(cx: &Ctx, it: &mut Vec<Item>) {
         let f = |n: &str| format!("v{vv}_{n}");
         let mine_acc = Expr::and(id("r_accept"), Expr::eq(id("r_vc"), dec(2, vv as u64)));
         let mine_rd = Expr::and(id("o_read"), Expr::eq(id("o_vr"), dec(2, vv as u64)));
-        let mine_pop = Expr::and(id("o_pop"), Expr::eq(id("ov2"), dec(2, vv as u64)));
         let mine_dec = Expr::and(id("decide_o"), Expr::eq(id("ov2"), dec(2, vv as u64)));
         wire(it, &f("acc"), 1, "", mine_acc);
         wire(it, &f("rd"), 1, "", mine_rd);
-        wire(it, &f("pop"), 1, "", mine_pop);
-        wire(it, &f("dec"), 1, "", mine_dec);
+        wire(it, &f("dec"), 1, "a command of this VC starts", mine_dec);
+        wire(
+            it,
+            &f("pop"),
+            1,
+            "the head PDU's last command starts",
+            Expr::and(id(&f("dec")), id(&f("last"))),
+        );
+        let mq_next = if v > 1 {
+            cat(vec![dec(vb, vv as u64), add(id(&f("mh")), dec(mdw, 1))])
+        } else {
+            add(id(&f("mh")), dec(mdw, 1))
+        };
+        wire(
+            it,
+            &f("nm"),
+            20,
+            "the PDU queue entry after the head",
+            Expr::Index("mq".into(), Box::new(mq_next)),
+        );
         it.push(Item::AlwaysFf {
             reset: Some(vec![
                 set_id(&f("wp"), dec(rpw, 0)),
@@ -288,6 +319,7 @@ pub(super) fn buffers(cx: &Ctx, it: &mut Vec<Item>) {
                 set_id(&f("mt"), dec(mdw, 0)),
                 set_id(&f("mc"), dec(mcw, 0)),
                 set_id(&f("hd"), dec(pbw, 0)),
+                set_id(&f("hm"), dec(20, 0)),
             ]),
             body: vec![
                 when(
@@ -321,6 +353,23 @@ pub(super) fn buffers(cx: &Ctx, it: &mut Vec<Item>) {
                 when(
                     id(&f("pop")),
                     vec![set_id(&f("mh"), add(id(&f("mh")), dec(mdw, 1)))],
+                ),
+                // The head copy: the entry after the head at a pop, the entry a commit
+                // pushes when it becomes the head (the queue empty, or its one PDU popped).
+                Stmt::If(
+                    id(&f("pop")),
+                    vec![set_id(
+                        &f("hm"),
+                        mux(
+                            Expr::eq(id(&f("mc")), dec(mcw, 1)),
+                            id("mq_wdata"),
+                            id(&f("nm")),
+                        ),
+                    )],
+                    vec![when(
+                        Expr::eq(id(&f("mc")), dec(mcw, 0)),
+                        vec![set_id(&f("hm"), id("mq_wdata"))],
+                    )],
                 ),
                 when(
                     id(&f("dec")),

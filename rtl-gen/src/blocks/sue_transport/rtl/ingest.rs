@@ -215,11 +215,59 @@ pub(super) fn window(cx: &Ctx, it: &mut Vec<Item>) {
             ),
         );
     }
-    let free: Vec<Expr> = (0..ns)
-        .rev()
-        .map(|s| lt(id(&sp(s, "used")), window_e.clone()))
-        .collect();
-    wire(it, "free_vec", ns, "a slot is free per space", cat(free));
+    // The free-slot check is registered: this cycle's occupancy, against WINDOW and against
+    // WINDOW - 1, is taken at the clock edge with the commits of this cycle, so the next first
+    // beat sees `next` now against the oldest slot in use a cycle ago (a slot freed by an ACK
+    // or the end of a read is seen a cycle later; a commit counts at once).
+    let lt_window = |pw_plus: bool| -> Vec<Expr> {
+        (0..ns)
+            .rev()
+            .map(|s| {
+                let used = id(&sp(s, "used"));
+                let used = if pw_plus { add(used, dec(pw, 1)) } else { used };
+                lt(used, window_e.clone())
+            })
+            .collect()
+    };
+    wire(
+        it,
+        "win_free",
+        ns,
+        "a slot is free per space (now)",
+        cat(lt_window(false)),
+    );
+    wire(
+        it,
+        "win_free2",
+        ns,
+        "two slots are free per space (now)",
+        cat(lt_window(true)),
+    );
+    it.push(Item::reg(
+        "win_free_q",
+        ns,
+        "a slot was free per space, a cycle ago",
+    ));
+    it.push(Item::reg(
+        "win_free2_q",
+        ns,
+        "two slots were free per space, a cycle ago",
+    ));
+    it.push(Item::reg(
+        "win_commit_q",
+        ns,
+        "a PDU was committed per space, a cycle ago",
+    ));
+    wire(
+        it,
+        "free_vec",
+        ns,
+        "a slot is free per space: a cycle ago, less a slot committed since",
+        Expr::or(
+            Expr::and(id("win_commit_q"), id("win_free2_q")),
+            Expr::and(id("win_commit_q").not(), id("win_free_q")),
+        ),
+    );
     let downs: Vec<Expr> = (0..ns).rev().map(|s| id(&sp(s, "down"))).collect();
     wire(it, "down_vec", ns, "peer down per space", cat(downs));
     wire(
@@ -520,5 +568,26 @@ pub(super) fn store(cx: &Ctx, it: &mut Vec<Item>) {
                 cat(vec![id("cum_new"), id("n_cur"), id("vc_cur")]),
             )],
         )],
+    });
+    window_regs(cx, it);
+}
+
+/// The registered free-slot check, taken at the clock edge with this cycle's commits.
+fn window_regs(cx: &Ctx, it: &mut Vec<Item>) {
+    let ns = cx.ns;
+    let ones = || Expr::Repeat(ns, Box::new(dec(1, 1)));
+    // At reset nothing is in use: one slot is free, two are if the window holds two.
+    let two_free_at_reset = if cx.p.window > 1 { ones() } else { dec(ns, 0) };
+    it.push(Item::AlwaysFf {
+        reset: Some(vec![
+            set_id("win_free_q", ones()),
+            set_id("win_free2_q", two_free_at_reset),
+            set_id("win_commit_q", dec(ns, 0)),
+        ]),
+        body: vec![
+            set_id("win_free_q", id("win_free")),
+            set_id("win_free2_q", id("win_free2")),
+            set_id("win_commit_q", id("commit_oh")),
+        ],
     });
 }

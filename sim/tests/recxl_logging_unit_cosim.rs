@@ -125,6 +125,42 @@ fn logging_unit_paper_exact_settings() -> TestResult {
     Ok(())
 }
 
+const SIX_SOURCES: &str = r#"
+[design]
+name = "six"
+[[blocks]]
+kind = "recxl_logging_unit"
+name = "lu"
+num_nodes = 6
+cores_per_node = 1
+replicas = 2
+addr_bits = 24
+word_bytes = 8
+ts_bits = 8
+tag_bits = 2
+csn_bits = 16
+sram_rows = 16
+log_bytes = 4096
+fetch_queries = 2
+counter_bits = 16
+"#;
+
+/// Six sources: the release pick compares the candidates of sources 0–3 and of 4–5 in two
+/// groups by their registered E comparisons, and the group winners in a tournament; lockstep
+/// holds under random and heavy load.
+#[test]
+fn logging_unit_six_sources_two_pick_groups() -> TestResult {
+    let bench = Bench::from_toml(SIX_SOURCES, "six.toml")?;
+    let mut dut = bench.dut("lu", Role::LoggingUnit, "logging_unit_six_sources_two_pick_groups")?;
+    for (i, sc) in [LuScenario { cycles: 3_000, ..Default::default() }, LuScenario { load: 0.8, fail_at: None, cycles: 2_000, ..Default::default() }].iter().enumerate() {
+        let (rep, t) = lu_run(&bench, "lu", &mut dut, sc, Mutation::None, 31 + i as u64)?;
+        println!("six sources: {} cycles, {} REPLs, {} records, {} epochs, {} mismatches", rep.cycles, rep.repls, rep.records, rep.epochs, t.mismatches);
+        assert_eq!(t.mismatches, 0, "first {:?}", t.first);
+        assert!(rep.records > 0);
+    }
+    Ok(())
+}
+
 /// The same three mutations made in the RTL (the generator's `rtl::Mutation`), each run against
 /// the correct model: every one is caught. Three extra Verilator builds, so opt-in.
 #[test]

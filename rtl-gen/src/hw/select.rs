@@ -23,6 +23,24 @@ pub fn onehot_mux(oh: &str, n: u32, values: impl Fn(u32) -> String, w: u32) -> E
     terms.into_iter().reduce(Expr::or).expect("n >= 1")
 }
 
+/// The smallest of `n` keyed entrants as a one-hot vector, from precomputed comparisons: bit i
+/// is `valid(i)` and, for every other valid entrant j, `key_i < key_j`, where `below(a, b)` (for
+/// a < b) says `key_a ≤ key_b` (so the lower index keeps a tie: the keys are totally ordered with
+/// the index as the last digit). Zero when no entrant is valid. With the comparisons registered a
+/// cycle ahead, the choice is two LUT levels (each bit sees `2n − 1` inputs) instead of a
+/// tournament's ⌈log2 n⌉ comparators in series; it costs n(n − 1)/2 comparators, so it suits a
+/// few entrants.
+pub fn onehot_min(valid: &dyn Fn(u32) -> Expr, below: &dyn Fn(u32, u32) -> Expr, n: u32) -> Expr {
+    let bit = |i: u32| {
+        let beats = (0..n).filter(|&j| j != i).map(|j| {
+            let wins = if i < j { below(i, j) } else { below(j, i).lnot() };
+            Expr::or(valid(j).lnot(), wins)
+        });
+        std::iter::once(valid(i)).chain(beats).reduce(Expr::and).expect("one term")
+    };
+    cat((0..n).rev().map(bit).collect())
+}
+
 /// Binary index of a one-hot (or zero) vector `oh` of `n` bits, as `w`-bit wire `out`: bit j is
 /// the parity of the one-hot bits whose index has bit j set (an OR, since at most one is set).
 pub fn encode(items: &mut Vec<Item>, out: &str, oh: &str, n: u32, w: u32, doc: &str) {
@@ -186,5 +204,27 @@ mod tests {
         sim.set_u64("oh", 0);
         sim.settle();
         assert_eq!((sim.get_u64("y"), sim.get_u64("idx")), (0, 0), "no selection: zero");
+    }
+
+    #[test]
+    fn onehot_min_picks_the_smallest_valid_key_lower_index_on_a_tie() {
+        let n = 4u32;
+        // Keys of two bits per entrant in `keys`, the comparisons computed here as a register
+        // stage would.
+        let mut items = Vec::new();
+        let key = |i: u32| Expr::slice("keys", 2 * i + 1, 2 * i);
+        items.push(Item::assign(id("oh"), onehot_min(&|i| bit_of("valid", n, i), &|a, b| crate::hw::build::le(key(a), key(b)), n)));
+        let ports = vec![Port::input("clk", 1, ""), Port::input("rst", 1, ""), Port::input("valid", n, ""), Port::input("keys", 2 * n, ""), Port::output("oh", n, "")];
+        let mut sim = Sim::new(&comb_module("omin", ports, items));
+        for valid in 0..(1u64 << n) {
+            for keys in 0..(1u64 << (2 * n)) {
+                sim.set_u64("valid", valid);
+                sim.set_u64("keys", keys);
+                sim.settle();
+                let k = |i: u32| (keys >> (2 * i)) & 3;
+                let want = (0..n).filter(|&i| (valid >> i) & 1 == 1).min_by_key(|&i| (k(i), i)).map_or(0, |i| 1u64 << i);
+                assert_eq!(sim.get_u64("oh"), want, "valid {valid:#b} keys {keys:#x}");
+            }
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! The selection and wiring helpers of the logging unit's sections: named wires and registers,
-//! a priority encoder, an index mux, and the compare-and-select tournament of the release and
-//! gap-skip picks.
+//! a priority encoder, an index mux, and the compare-and-select tournament of the gap skip (and
+//! of the release pick's group winners beyond four sources).
 
 use crate::hw::build::{bit_of, cat, dec, eq, id, lt, mux, set_id};
 use crate::hw::verilog::{Expr, Item, Stmt, UnOp};

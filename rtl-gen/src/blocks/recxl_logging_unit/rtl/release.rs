@@ -1,22 +1,26 @@
 //! The release engine: the release pick (the releasable row with the smallest eligibility
-//! time and source, H3) and the gap skip of failed sources as compare-and-select tournaments,
+//! time and source, H3) as a one-hot select from E comparisons registered with the per-source
+//! candidates, the gap skip of failed sources as a compare-and-select tournament,
 //! one record per cycle from the row being released, the per-source timestamps and eligibility
 //! times the picks move, and the row-data RAM's write and read.
 
 use super::admission::Admission;
 use super::kit::{and2, first_of, sl, tournament, w, Entrant};
 use super::Lu;
-use crate::hw::build::{add, all, any, bit_of, cat, dec, eq, gt, id, if_else, mux, ne, set_id, sub, when, zeros};
+use crate::hw::build::{add, all, any, bit_of, cat, clog2, dec, eq, gt, id, if_else, le, mux, ne, set_id, sub, when, zeros, zext};
+use crate::hw::select::{encode, onehot_min, onehot_mux};
 use crate::hw::verilog::{Expr, Item, Stmt};
 
 /// The winners of the release pick and of the gap skip.
 pub(super) struct Picks {
-    /// Some row is releasable now (the gap skip and quiesce read it), and the pick
-    /// tournament's winner among the registered candidates (carried: row, mask, core, line,
-    /// head flag, CSN).
+    /// Some row is releasable now (the gap skip and quiesce read it), and the pick's winner
+    /// among the registered candidates (carried: row, mask, core, line, head flag, CSN).
     pub any_rel: Expr,
     pub pick: Entrant,
     pub pick_row: Expr,
+    /// The winner's source and eligibility time E.
+    pub pick_node: Expr,
+    pub pick_e: Expr,
     pub gs_any: Expr,
     pub gs_node: Expr,
     pub gs_ts: Expr,
@@ -46,6 +50,18 @@ pub(super) fn declare_candidates(lu: &mut Lu) {
             super::kit::reg(&mut lu.it, &mut lu.rst, &format!("rc{s}_{f}"), fw, 0, "");
         }
     }
+    for (a, b) in pick_pairs(lu.n) {
+        super::kit::reg(&mut lu.it, &mut lu.rst, &format!("rc{a}_le{b}"), 1, 0, &format!("CN {a}'s candidate E is at most CN {b}'s"));
+    }
+}
+
+/// Sources per group of the release pick: inside a group the candidates' E are compared pairwise
+/// as they are registered, n(n − 1)/2 comparators for a select of two LUT levels.
+const PICK_GROUP: u32 = 4;
+
+/// The pairs of sources (a < b) of one pick group, whose E comparison is registered.
+fn pick_pairs(n: u32) -> Vec<(u32, u32)> {
+    (0..n).flat_map(|a| (a + 1..n).filter(move |&b| a / PICK_GROUP == b / PICK_GROUP).map(move |b| (a, b))).collect()
 }
 
 pub(super) fn picks(lu: &mut Lu) -> Picks {
@@ -75,16 +91,47 @@ pub(super) fn picks(lu: &mut Lu) -> Picks {
     let any_rel = w(&mut lu.it, "any_rel", 1, any((0..rows).map(|i| r_(i, "rel")).collect()));
     // Second stage: the candidate with the smallest {E, source} (eligibility order, H3), E the
     // later of its VAL stamp and the source's last eligibility time. Sources differ, so keys do.
-    lu.it.push(Item::comment("Release pick: the registered candidate with the smallest {E, source} (eligibility order, H3)."));
+    // Within a group of sources the E comparisons were registered with the candidates
+    // (`rc<a>_le<b>`), so the group's choice is a one-hot select; group winners (several groups
+    // only beyond PICK_GROUP sources) meet in a tournament.
+    lu.it.push(Item::comment("Release pick: the registered candidate with the smallest {E, source} (eligibility order, H3), from the registered E comparisons."));
     let kw = 32 + nb;
     let pick_fields: Vec<(&str, u32)> = fields.iter().copied().filter(|f| f.0 != "e").collect();
+    let groups = n.div_ceil(PICK_GROUP);
     let mut entrants = Vec::new();
-    for s in 0..n {
-        let rc = |f: &str| id(&format!("rc{s}_{f}"));
-        let carried = pick_fields.iter().map(|&(f, _)| rc(f)).collect();
-        entrants.push(Entrant { valid: rc("v"), key: cat(vec![rc("e"), dec(nb, s as u64)]), carried });
+    for g in 0..groups {
+        let lo = g * PICK_GROUP;
+        let m = PICK_GROUP.min(n - lo);
+        let pfx = if groups == 1 { "pick".to_string() } else { format!("pickg{g}") };
+        let oh = format!("{pfx}_oh");
+        let rc_v = |i: u32| id(&format!("rc{}_v", lo + i));
+        let sel = onehot_min(&rc_v, &|a, b| id(&format!("rc{}_le{}", lo + a, lo + b)), m);
+        w(&mut lu.it, &oh, m, sel);
+        let valid = w(&mut lu.it, &format!("{pfx}_v"), 1, any((0..m).map(rc_v).collect()));
+        let node = if m == 1 {
+            dec(nb, lo as u64)
+        } else {
+            let ib = clog2(m as u64);
+            let idx = format!("{pfx}_idx");
+            encode(&mut lu.it, &idx, &oh, m, ib, "the chosen candidate's place in its group");
+            let idx = zext(id(&idx), ib, nb);
+            if lo == 0 { idx } else { Expr::or(dec(nb, lo as u64), idx) }
+        };
+        let node = w(&mut lu.it, &format!("{pfx}_node"), nb, node);
+        let field = |lu: &mut Lu, f: &str, fw: u32| w(&mut lu.it, &format!("{pfx}_{f}"), fw, onehot_mux(&oh, m, |i| format!("rc{}_{f}", lo + i), fw));
+        let e = field(lu, "e", 32);
+        let carried = pick_fields.iter().map(|&(f, fw)| field(lu, f, fw)).collect();
+        entrants.push(Entrant { valid, key: cat(vec![e, node]), carried });
     }
-    let pick = tournament(&mut lu.it, "pick", kw, true, &pick_fields, entrants);
+    let (pick, pick_node, pick_e) = if groups == 1 {
+        let pick = entrants.pop().expect("one group");
+        (pick, id("pick_node"), id("pick_e"))
+    } else {
+        let pick = tournament(&mut lu.it, "pick", kw, true, &pick_fields, entrants);
+        let node = w(&mut lu.it, "pick_node", nb, sl("pick_k", nb - 1, 0));
+        let e = w(&mut lu.it, "pick_e", 32, sl("pick_k", kw - 1, nb));
+        (pick, node, e)
+    };
     let pick_row = pick.carried[0].clone();
     // Gap skip among VALID rows of failed sources: smallest {node, TS distance}, lower row on a tie.
     lu.it.push(Item::comment("Gap-skip tournament: the winner's source and timestamp ride along; its key is not needed."));
@@ -96,7 +143,7 @@ pub(super) fn picks(lu: &mut Lu) -> Picks {
     let gs_any = gap.valid;
     let gs_node = gap.carried[0].clone();
     let gs_ts = gap.carried[1].clone();
-    Picks { any_rel, pick, pick_row, gs_any, gs_node, gs_ts }
+    Picks { any_rel, pick, pick_row, pick_node, pick_e, gs_any, gs_node, gs_ts }
 }
 
 /// The release engine's decisions this cycle.
@@ -133,18 +180,21 @@ pub(super) fn candidate_update(lu: &mut Lu, p: &Picks, r: &Release) {
             hi -= fw;
         }
     }
+    let e_lo = cw - fields.iter().take_while(|f| f.0 != "e").map(|f| f.1).sum::<u32>() - 32;
+    let e_of = |s: u32| sl(&format!("rc{s}_d"), e_lo + 31, e_lo);
+    for (a, b) in pick_pairs(lu.n) {
+        lu.body.push(set_id(&format!("rc{a}_le{b}"), le(e_of(a), e_of(b))));
+    }
 }
 
 pub(super) fn comb(lu: &mut Lu, p: &Picks) -> Release {
     let (nb, wd, wib, dw, rec, cs, cb, la) = (lu.nb, lu.wd, lu.wib, lu.dw, lu.rec, lu.cs, lu.cb, lu.la);
     let (f_idle, lr_c, any_rel, any_cand, gs_any) = (lu.f_idle.clone(), lu.lr_c.clone(), p.any_rel.clone(), p.pick.valid.clone(), p.gs_any.clone());
-    let kw = 32 + nb;
     lu.it.push(Item::comment("Release engine: one record per cycle, ascending word index; the row is freed one cycle after its last record."));
     let f_is_idle = w(&mut lu.it, "fetch_idle", 1, eq(id("fstate_q"), f_idle.clone()));
     let pick_fire = w(&mut lu.it, "pick_fire", 1, all(vec![id("rel_busy_q").lnot(), any_cand, f_is_idle.clone()]));
     let gap_fire = w(&mut lu.it, "gap_fire", 1, all(vec![id("rel_busy_q").lnot(), f_is_idle.clone(), any_rel.clone().lnot(), gs_any]));
-    let pick_node = w(&mut lu.it, "pick_node", nb, sl("pick_k", nb - 1, 0));
-    let pick_e = w(&mut lu.it, "pick_e", 32, sl("pick_k", kw - 1, nb));
+    let (pick_node, pick_e) = (p.pick_node.clone(), p.pick_e.clone());
     let rel_free = w(&mut lu.it, "rel_free", 1, and2(id("rel_busy_q"), eq(id("rel_mask_q"), dec(wd, 0))));
     let log_full = w(&mut lu.it, "log_full", 1, eq(id("count_q"), lr_c.clone()));
     let logw_valid = w(&mut lu.it, "logw_valid_w", 1, all(vec![id("rel_busy_q"), ne(id("rel_mask_q"), dec(wd, 0)), log_full.clone().lnot()]));

@@ -15,15 +15,6 @@
 //!   waits is answered by an FC echoing its epoch, which enables the waiting end) this bounds
 //!   every wait of the exchange: one lost or corrupted link-local packet delays it, never stalls
 //!   it;
-//! - retry buffer data integrity, one tagged entry (a free constant packet sequence number and
-//!   beat index the solver picks): the EE beat on `m_axis_link` that is the tagged entry (first
-//!   send or resend) carries the data last written into it from `s_axis`; and order: the EE
-//!   beats leave in the order they were written (each the next beat of its packet, or the first
-//!   beat of the next packet), restarting only at the acknowledged point after a rewind. With
-//!   any two entries, the one written first is therefore read first between rewinds, and each
-//!   unchanged. The identity of the beat in the output register is kept by the properties
-//!   (`f_out_seq`, `f_out_beat`, taken from the send point when the register loads an EE beat);
-//!   the RAMs themselves are never looked at;
 //! - the status counters saturate and never wrap.
 
 use super::GenzLlrBlock;
@@ -100,85 +91,9 @@ pub fn properties(b: &GenzLlrBlock, design: &DesignInfo) -> Item {
         le(id("f_wait"), dec(ww, bound as u64)),
     );
 
-    retry_integrity(&mut f, b, reset);
-
     let cb = cfg.counter_bits;
     for name in super::model::COUNTERS {
         f.saturating(reset, name, name, cb, id("CNT_MAX"));
     }
     Item::Formal(f)
-}
-
-/// The retry buffer's data integrity (one tagged entry) and send order, at `s_axis`,
-/// `m_axis_link` and the send point.
-fn retry_integrity(f: &mut Formal, b: &GenzLlrBlock, reset: crate::info::ResetStyle) {
-    let cfg = &b.cfg;
-    let dw = 8 * cfg.data_bytes;
-    let bb = cfg.beat_bits();
-    let run = running(reset);
-    // One-beat packets have no beat index: the tag is the packet alone.
-    let beat_is = |beat: &str, other: Expr| if bb == 0 { Expr::one() } else { eq(id(beat), other) };
-    f.anyconst.push(("f_seq".into(), 16, "the tagged entry's packet sequence number".into()));
-    if bb > 0 {
-        f.anyconst.push(("f_beat".into(), bb, "the tagged entry's beat index".into()));
-    }
-    f.items.push(Item::reg("f_full", 1, "the tagged entry has been written since reset"));
-    f.items.push(Item::reg("f_data", dw, "the data last written into the tagged entry"));
-    let tag_write = all(vec![id("s_fire"), eq(id("head_seq"), id("f_seq")), beat_is("wr_beat", id("f_beat"))]);
-    f.items.push(Item::AlwaysFf {
-        reset: Some(vec![Stmt::set(id("f_full"), Expr::zero())]),
-        body: vec![Stmt::when(tag_write, vec![Stmt::set(id("f_full"), Expr::one()), Stmt::set(id("f_data"), id("s_axis_tdata"))])],
-    });
-    // The link output register loads an EE beat: the middle of one, or the start of one when no
-    // link-local packet waits and no rewind is due (the send side's order of choices).
-    f.items.push(Item::wire("f_ee_load", 1, "the link output register loads the EE beat at send_seq, send_beat"));
-    f.items.push(Item::assign(
-        id("f_ee_load"),
-        all(vec![id("load"), id("sending_ll").not(), or(id("sending_ee"), all(vec![id("ll_pending").not(), id("rewind").not(), id("ee_ready")]))]),
-    ));
-    f.items.push(Item::reg("f_out_seq", 16, "packet of the last EE beat loaded into the link output register"));
-    let mut load = vec![Stmt::set(id("f_out_seq"), id("send_seq"))];
-    if bb > 0 {
-        f.items.push(Item::reg("f_out_beat", bb, "its beat index"));
-        load.push(Stmt::set(id("f_out_beat"), id("send_beat")));
-    }
-    f.items.push(Item::reg("f_out_any", 1, "an EE beat was loaded since reset"));
-    f.items.push(Item::reg("f_rewound", 1, "the send point went back to the acknowledged point since the last EE beat loaded"));
-    load.push(Stmt::set(id("f_out_any"), Expr::one()));
-    f.items.push(Item::AlwaysFf {
-        reset: Some(vec![Stmt::set(id("f_out_any"), Expr::zero()), Stmt::set(id("f_rewound"), Expr::zero())]),
-        body: vec![
-            Stmt::when(id("f_ee_load"), load),
-            Stmt::If(id("rewind_go"), vec![Stmt::set(id("f_rewound"), Expr::one())], vec![Stmt::when(id("f_ee_load"), vec![Stmt::set(id("f_rewound"), Expr::zero())])]),
-        ],
-    });
-    f.assert(
-        "p_retry_data",
-        "the tagged entry leaves on m_axis_link (sent or resent) with the data last written into it",
-        Some(all(vec![
-            run.clone(),
-            id("m_axis_link_tvalid"),
-            id("m_axis_link_tuser").not(),
-            id("f_full"),
-            eq(id("f_out_seq"), id("f_seq")),
-            beat_is("f_out_beat", id("f_beat")),
-        ])),
-        eq(id("m_axis_link_tdata"), id("f_data")),
-    );
-    let next_packet = eq(id("send_seq"), add(id("f_out_seq"), dec(16, 1)));
-    let in_order = if bb == 0 {
-        next_packet
-    } else {
-        crate::hw::build::mux(
-            eq(id("send_beat"), dec(bb, 0)),
-            next_packet,
-            and(eq(id("send_seq"), id("f_out_seq")), eq(id("send_beat"), add(id("f_out_beat"), dec(bb, 1)))),
-        )
-    };
-    f.assert(
-        "p_retry_order",
-        "EE beats leave in the order written: the next beat of the packet, or the first of the next packet (until a rewind to the acknowledged point)",
-        Some(all(vec![run, id("f_ee_load"), id("f_out_any"), id("f_rewound").not()])),
-        in_order,
-    );
 }

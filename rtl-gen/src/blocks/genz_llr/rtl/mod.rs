@@ -76,9 +76,10 @@ pub(super) struct Ctx<'a> {
     /// `slot_last` (at most [`tx::SLOT_LAST_MAX`] slots) or every packet is one beat, so no
     /// control path starts at the RAM's data output.
     pub ram_last: bool,
-    /// Receive FIFO address bits, its word width, the receive beat counter's width.
+    /// Receive FIFO address bits, the width of a word's flags {vc, last}, the receive beat
+    /// counter's width.
     pub ra: u32,
-    pub ww: u32,
+    pub fw: u32,
     pub rbw: u32,
     /// Timer widths: Init, Discard, LLR timer; Discard count; ACK count.
     pub w_init: u32,
@@ -188,7 +189,7 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
         seq_slots: cfg.slots().is_power_of_two() && cfg.slots() >= 2,
         ram_last: cfg.beat_bits() > 0 && cfg.slots() > tx::SLOT_LAST_MAX,
         ra: cfg.rx_addr_bits(),
-        ww: 8 * d + 1 + cfg.vc_bits(),
+        fw: 1 + cfg.vc_bits(),
         rbw: bits_for(cfg.rx_beat_max() as u64),
         w_init: bits_for((cfg.init_cycles - 1) as u64),
         w_disc: bits_for((cfg.discard_cycles - 1) as u64),
@@ -257,14 +258,21 @@ pub fn interface(b: &GenzLlrBlock, design: &DesignInfo) -> GeneratedModule {
     }
 }
 
-/// The retry buffer and the receive FIFO, with their read registers.
+/// The retry buffer and the receive FIFO, with their read registers. The receive FIFO keeps a
+/// word's flags {vc, last} beside the block RAM, in a small array read at registered addresses:
+/// the delivery logic (credits, ACK count) reads them from a register, never from the block
+/// RAM's output, whose clock-to-out (5.8 ns on ECP5 without its output register) leaves no time
+/// for logic at 125 MHz. Only the beat itself comes from the RAM, straight to `m_axis_tdata`.
 fn rams(c: &Ctx) -> Vec<Item> {
     vec![
         Item::comment("Retry buffer and receive FIFO (block RAM, registered read)."),
         Item::Memory { name: "tx_ram".into(), width: c.tx_word(), depth: c.cfg.retry_words(), doc: if c.ram_last { "retry buffer: {last, beat} at {slot, beat}" } else { "retry buffer: the beat at {slot, beat}" }.into() },
         Item::reg("tx_q", c.tx_word(), "retry RAM read register: word {send_slot, send_beat}"),
-        Item::Memory { name: "rx_ram".into(), width: c.ww, depth: 1 << c.ra, doc: "receive FIFO: {vc, last, beat}".into() },
-        Item::reg("rx_q", c.ww, "receive RAM read register: word rx_rd"),
+        Item::Memory { name: "rx_ram".into(), width: c.dw, depth: 1 << c.ra, doc: "receive FIFO: the beat".into() },
+        Item::reg("rx_q", c.dw, "receive RAM read register: the beat of word rx_rd"),
+        Item::comment("Receive FIFO flags (read at the registered pointer and the one after it: no block RAM)."),
+        Item::Memory { name: "rx_flags".into(), width: c.fw, depth: 1 << c.ra, doc: "receive FIFO: {vc, last} of each word".into() },
+        Item::reg("rx_q_flags", c.fw, "{vc, last} of word rx_rd, registered with rx_q"),
     ]
 }
 
@@ -277,17 +285,31 @@ fn ram_blocks(c: &Ctx) -> Vec<Item> {
         Stmt::Comment("Block RAM inference pattern: registered read (read-first), write enable, no reset.".into()),
         crate::hw::build::when(id("tx_we"), vec![set(Expr::Index("tx_ram".into(), Box::new(slot_addr(id("head_slot"), id("wr_beat")))), if c.ram_last { cat(vec![id("tx_wlast"), id("s_axis_tdata")]) } else { id("s_axis_tdata") })]),
         set(id("tx_q"), Expr::Index("tx_ram".into(), Box::new(tx_addr))),
-        crate::hw::build::when(
-            id("rx_write"),
-            vec![set(Expr::Index("rx_ram".into(), Box::new(Expr::slice("rx_wr", c.ra - 1, 0))), cat(vec![id("rx_vc_now"), id("rx_in_last"), id("rx_in_data")]))],
-        ),
+        crate::hw::build::when(id("rx_write"), vec![set(Expr::Index("rx_ram".into(), Box::new(Expr::slice("rx_wr", c.ra - 1, 0))), id("rx_in_data"))]),
         set(id("rx_q"), Expr::Index("rx_ram".into(), Box::new(rx_addr))),
     ];
-    vec![Item::comment("Retry buffer and receive FIFO: writes and registered reads."), Item::AlwaysFf { reset: None, body }]
+    // The flags of word rx_rd_n as the RAM would read them (read-first): rx_rd_n is rx_rd or,
+    // when m_axis takes a beat, the word after it.
+    let flags = vec![
+        Stmt::Comment("Receive FIFO flags: the same write, and word rx_rd_n's flags into rx_q_flags (read-first, like the RAM).".into()),
+        crate::hw::build::when(id("rx_write"), vec![set(Expr::Index("rx_flags".into(), Box::new(Expr::slice("rx_wr", c.ra - 1, 0))), cat(vec![id("rx_vc_now"), id("rx_in_last")]))]),
+        set(id("rx_q_flags"), crate::hw::build::mux(id("m_fire"), id("rx_flags_after"), id("rx_flags_at"))),
+    ];
+    vec![
+        Item::comment("Retry buffer and receive FIFO: writes and registered reads."),
+        Item::AlwaysFf { reset: None, body },
+        Item::wire("rx_rd_after", c.ra, "the receive FIFO word after rx_rd"),
+        Item::assign(id("rx_rd_after"), crate::hw::build::add(Expr::slice("rx_rd", c.ra - 1, 0), crate::hw::build::dec(c.ra, 1))),
+        Item::wire("rx_flags_at", c.fw, "flags of word rx_rd"),
+        Item::assign(id("rx_flags_at"), Expr::Index("rx_flags".into(), Box::new(Expr::slice("rx_rd", c.ra - 1, 0)))),
+        Item::wire("rx_flags_after", c.fw, "flags of the word after it"),
+        Item::assign(id("rx_flags_after"), Expr::Index("rx_flags".into(), Box::new(id("rx_rd_after")))),
+        Item::AlwaysFf { reset: None, body: flags },
+    ]
 }
 
 fn outputs(c: &Ctx) -> Vec<Item> {
-    let (d, dw, vb, ww) = (c.d, c.dw, c.vb, c.ww);
+    let (d, vb, fw) = (c.d, c.vb, c.fw);
     let mut items = vec![Item::comment("Outputs.")];
     items.push(Item::pragma("verilator lint_off UNUSED"));
     wire(&mut items, "tkeep_unused", 1, "tkeep inputs are not looked at (whole beats)", Expr::red(UnOp::RedXor, cat(vec![id("s_axis_tkeep"), id("s_axis_link_tkeep")])));
@@ -295,10 +317,10 @@ fn outputs(c: &Ctx) -> Vec<Item> {
     let ones = Expr::Const(BitVec::from_u128(d as usize, (1u128 << d) - 1));
     for (p, e) in [
         ("s_axis_tready", id("s_ready")),
-        ("m_axis_tdata", Expr::slice("rx_q", dw - 1, 0)),
+        ("m_axis_tdata", id("rx_q")),
         ("m_axis_tkeep", ones.clone()),
-        ("m_axis_tlast", Expr::bit("rx_q", dw)),
-        ("m_axis_tuser", if vb == 1 { Expr::bit("rx_q", dw + 1) } else { Expr::slice("rx_q", ww - 1, dw + 1) }),
+        ("m_axis_tlast", Expr::bit("rx_q_flags", 0)),
+        ("m_axis_tuser", if vb == 1 { Expr::bit("rx_q_flags", 1) } else { Expr::slice("rx_q_flags", fw - 1, 1) }),
         ("m_axis_tvalid", id("m_valid")),
         ("m_axis_link_tdata", id("out_data")),
         ("m_axis_link_tkeep", ones),

@@ -209,7 +209,7 @@ pub(super) fn checks(c: &mut Ctx) {
 /// Delivery on `m_axis`; every `ack_every` packets delivered queue an ACK (credits return as
 /// the upper layer consumes).
 pub(super) fn delivery(c: &mut Ctx) {
-    let (dw, ww, ra, vcs, vb, w_sa) = (c.dw, c.ww, c.ra, c.vcs, c.vb, c.w_sa);
+    let (fw, ra, vcs, vb, w_sa) = (c.fw, c.ra, c.vcs, c.vb, c.w_sa);
     c.wire("m_valid", 1, "committed words not yet delivered", ne(id("rx_rd"), id("rx_commit_vis")));
     c.wire("m_fire", 1, "the upper layer takes a delivered beat", and(id("m_valid"), id("m_axis_tready")));
     c.section("Receive: delivery; credits return as delivered-packet counts per VC.");
@@ -222,10 +222,10 @@ pub(super) fn delivery(c: &mut Ctx) {
         ),
     ];
     for v in 0..vcs {
-        let sel = if vcs == 1 { Expr::one() } else { eq(Expr::slice("rx_q", ww - 1, dw + 1), dec(vb, v as u64)) };
+        let sel = if vcs == 1 { Expr::one() } else { eq(Expr::slice("rx_q_flags", fw - 1, 1), dec(vb, v as u64)) };
         let name = Ctx::vc("delivered", v);
         packet_done.push(when(sel, vec![set_next(&name, add(id(&name), dec(8, 1)))]));
     }
-    c.step(when(id("m_fire"), vec![set_next("rx_rd", add(id("rx_rd"), dec(ra + 1, 1))), when(Expr::bit("rx_q", dw), packet_done)]));
+    c.step(when(id("m_fire"), vec![set_next("rx_rd", add(id("rx_rd"), dec(ra + 1, 1))), when(Expr::bit("rx_q_flags", 0), packet_done)]));
     c.step(set_next("rx_commit_vis", id("rx_commit")));
 }

@@ -61,6 +61,11 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
     reg(&mut it, "init_cnt", ib + 1, "buffer fill counter; Init while init_cnt < 2^n");
     reg(&mut it, "tx_id", ib, "frame ID of the next new data frame (= oldest buffer entry)");
     reg(&mut it, "rcnt", rw, "retransmission procedure counter, 0 when none is under way");
+    // The counter's decisions, registered with it (each computed from rcnt + 1 as rcnt steps):
+    // the slot decision and the read address then start at flip-flops, not at a compare.
+    reg(&mut it, "rbusy", 1, "a retransmission procedure is under way (rcnt != 0)");
+    reg(&mut it, "r_last", 1, "last slot of the procedure (rcnt == RETRANS_LAST)");
+    reg(&mut it, "resend_slot", 1, "rcnt is a resend slot: odd and below RESEND_END");
     reg(&mut it, "fc_asked", 1, "the far end was sent a flow-control pause and no resume yet");
     reg(&mut it, "prev_transfer", 1, "the previous slot's state was Normal, Retrans or Send Retrans");
     reg(&mut it, "s1_ctrl", 1, "stage 1: control frame");
@@ -89,7 +94,6 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
 
     it.push(Item::comment("The state: Fig. 4's priority function of the flags."));
     wire(&mut it, "init_done", 1, "", Expr::bit("init_cnt", ib));
-    wire(&mut it, "rbusy", 1, "a retransmission procedure is under way", ne(id("rcnt"), dec(rw, 0)));
     let st_expr = Expr::mux(
         id("init_done").not(),
         id("ST_INIT"),
@@ -121,8 +125,8 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
         "Retransmission procedure (2.5*2^n = {} slots): r = 0 skips the oldest entry; odd r < 2*2^n-2 resend; other slots Idle or Retransmit Request.",
         p.retrans_frames()
     )));
-    wire(&mut it, "resend", 1, "this slot resends buffer entry tx_id", all(vec![id("is_retr"), Expr::bit("rcnt", 0), lt(id("rcnt"), id("RESEND_END"))]));
-    wire(&mut it, "r_last", 1, "last slot of the procedure", Expr::eq(id("rcnt"), id("RETRANS_LAST")));
+    wire(&mut it, "resend", 1, "this slot resends buffer entry tx_id", Expr::and(id("is_retr"), id("resend_slot")));
+    wire(&mut it, "rcnt_inc", rw, "the counter's next value unless this is the last slot (never more than RETRANS_LAST + 1)", add(id("rcnt"), dec(rw, 1)));
     wire(&mut it, "tx_id_inc", ib, "", add(id("tx_id"), dec(ib, 1)));
     let req = Expr::mux(id("frame_error"), code(Ctrl::RetransmitRequest), code(Ctrl::Idle));
     let ctrl_code = Expr::mux(id("is_pause"), code(Ctrl::Idle), Expr::mux(id("is_sretr"), code(Ctrl::RetransmitRequest), Expr::mux(id("is_retr"), req, code(Ctrl::PauseRequest))));
@@ -146,6 +150,9 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
         set_id("init_cnt", dec(ib + 1, 0)),
         set_id("tx_id", dec(ib, 0)),
         set_id("rcnt", dec(rw, 0)),
+        set_id("rbusy", Expr::zero()),
+        set_id("r_last", Expr::zero()),
+        set_id("resend_slot", Expr::zero()),
         set_id("fc_asked", Expr::zero()),
         set_id("prev_transfer", Expr::zero()),
         set_id("s1_ctrl", Expr::one()),
@@ -163,7 +170,17 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
             set_id("s1_id", Expr::mux(Expr::or(id("resend"), id("is_norm")), id("tx_id"), id("ctrl_id"))),
             set_id("s1_raw", Expr::mux(id("resend"), id("rbuf"), id("s1_next"))),
             when(any(vec![id("is_norm"), id("resend"), Expr::and(id("is_retr"), id("rbusy").not())]), vec![set_id("tx_id", id("tx_id_inc"))]),
-            when(id("is_retr"), vec![set_id("rcnt", Expr::mux(id("r_last"), dec(rw, 0), add(id("rcnt"), dec(rw, 1))))]),
+            // After the last slot rcnt_inc is RETRANS_LAST + 1: neither the last slot nor a
+            // resend slot, so the flags clear with the counter.
+            when(
+                id("is_retr"),
+                vec![
+                    set_id("rcnt", Expr::mux(id("r_last"), dec(rw, 0), id("rcnt_inc"))),
+                    set_id("rbusy", id("r_last").not()),
+                    set_id("r_last", Expr::eq(id("rcnt_inc"), id("RETRANS_LAST"))),
+                    set_id("resend_slot", Expr::and(Expr::bit("rcnt_inc", 0), lt(id("rcnt_inc"), id("RESEND_END")))),
+                ],
+            ),
             when(
                 id("is_norm"),
                 vec![Stmt::If(id("need_pause"), vec![set_id("fc_asked", Expr::one())], vec![when(id("need_resume"), vec![set_id("fc_asked", Expr::zero())])])],

@@ -4,7 +4,8 @@
 //!
 //! - legal states: the Fig. 4 state is one of the six, Init exactly while the buffer fill runs
 //!   (`init_cnt` stops at 2^n), no procedure before the fill ends, the procedure counter within
-//!   its 2.5·2^n slots;
+//!   its 2.5·2^n slots, its registered decisions (`rbusy`, `r_last`, `resend_slot`) equal to
+//!   the compares they stand for;
 //! - go-back-N window: a procedure that starts with `tx_id` = S (the oldest entry, whose ID a
 //!   receiver in step expects next, so it holds a frame that receiver already took) resends
 //!   S+1 .. S+2^n−1 oldest first: in every slot `tx_id` = S + 1 + (resends so far), a resend
@@ -42,6 +43,16 @@ pub fn properties(design: &DesignInfo, ib: u32, rw: u32, r: u32, ids: u64) -> It
         ),
     );
     f.assert("p_rcnt_range", "the procedure counter stays within its 2.5*2^n slots", Some(run.clone()), le(id("rcnt"), id("RETRANS_LAST")));
+    f.assert(
+        "p_rcnt_flags",
+        "the counter's registered decisions match it: rbusy is rcnt != 0, r_last is rcnt == RETRANS_LAST, resend_slot is rcnt odd and below RESEND_END",
+        Some(run.clone()),
+        all(vec![
+            eq(id("rbusy"), ne(id("rcnt"), dec(rw, 0))),
+            eq(id("r_last"), eq(id("rcnt"), id("RETRANS_LAST"))),
+            eq(id("resend_slot"), and(Expr::bit("rcnt", 0), lt(id("rcnt"), id("RESEND_END")))),
+        ]),
+    );
 
     // The procedure: S = tx_id at its first slot; tx_id = S + 1 + resends so far, where the
     // resends before slot k are floor(min(k, RESEND_END) / 2).

@@ -501,9 +501,9 @@ mod tests {
                 *line.back_mut().unwrap() = None;
             }
         });
-        // About 200 drops, each costing a retry loop (the endpoints' 10 cycles and two 7-cycle
-        // channels) of the 20,000 cycles: some 14,900 flits get through.
-        assert!(sent > 14_500, "sent {sent}");
+        // About 200 drops, each costing a retry loop (the endpoints' 18 cycles and two 7-cycle
+        // channels) of the 20,000 cycles: some 13,000 flits get through.
+        assert!(sent > 12_500, "sent {sent}");
         assert_eq!(delivered, (0..sent).collect::<Vec<_>>());
     }
 }

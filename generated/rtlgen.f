@@ -56,13 +56,13 @@ rtl/rtlgen_rifl_gt.v
 rtl/rtlgen_ram_1r1w_outreg_1920x256.v
 rtl/rtlgen_rxl_ep_replay.v
 rtl/rtlgen_rxl_ep_crc.v
-rtl/rtlgen_rxl_ep_crc_check.v
 rtl/rtlgen_rxl_ep_fec_enc.v
-rtl/rtlgen_rxl_ep_fec_dec.v
 rtl/rtlgen_rxl_ep.v
 rtl/rtlgen_cxl_ep.v
 rtl/rtlgen_ram_1r1w_outreg_1920x128.v
 rtl/rtlgen_rxl_ep_alt_replay.v
+rtl/rtlgen_rxl_ep_alt_crc.v
+rtl/rtlgen_rxl_ep_alt_fec_dec.v
 rtl/rtlgen_rxl_ep_alt.v
 rtl/rtlgen_rxl_sw_fec_dec.v
 rtl/rtlgen_rxl_sw_link_rx.v

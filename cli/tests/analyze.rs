@@ -294,11 +294,11 @@ fn plan_rxl_sizes_the_replay_buffer_for_the_loop() {
     let design = dir.path().join("rxl.toml");
     let out = ok(&bin().args(["plan", "rxl", "--cable-m", "2", "--switch-levels", "1", "--emit"]).arg(&design).output().unwrap());
     no_bad_numbers(&out);
-    assert!(out.contains("replay_depth: 55: the 44-flit retry loop") && out.contains("FIT, RXL one switch"), "{out}");
+    assert!(out.contains("replay_depth: 63: the 52-flit retry loop") && out.contains("FIT, RXL one switch"), "{out}");
     let tree = dir.path().join("tree");
     ok(&bin().arg("generate").arg(&design).arg("--out").arg(&tree).output().unwrap());
     let manifest = std::fs::read_to_string(tree.join("rxl_plan/manifest.json")).unwrap();
-    assert!(manifest.contains("\"replay_depth\": 55"), "the generated endpoint has the plan's replay depth");
+    assert!(manifest.contains("\"replay_depth\": 63"), "the generated endpoint has the plan's replay depth");
     let err = refused(&bin().args(["plan", "rxl", "--cable-m", "100", "--switch-levels", "2"]).output().unwrap(), "--cable-m");
     assert!(err.contains("10-bit sequence numbers"), "{err}");
 }

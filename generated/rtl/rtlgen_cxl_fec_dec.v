@@ -5,7 +5,6 @@
 //
 // Design : rtlgen
 // Block  : cxl_fec (kind rs_fec)
-// Shared : also instantiated by block(s) rxl_ep_alt
 // Latency: 0 cycle(s) (combinational)
 //
 // Single-symbol-correcting Reed-Solomon decoder, generic interleaved layout, 3 way(s):

@@ -5,6 +5,7 @@
 //
 // Design : rtlgen
 // Block  : cxl_fec_pcie6 (kind rs_fec)
+// Shared : also instantiated by block(s) rxl_ep, cxl_ep
 // Latency: 3 cycle(s)
 // Reset  : rst, synchronous, active high
 //

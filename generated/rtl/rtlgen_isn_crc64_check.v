@@ -5,7 +5,6 @@
 //
 // Design : rtlgen
 // Block  : isn_crc64 (kind crc)
-// Shared : also instantiated by block(s) rxl_ep_alt
 // Latency: 0 cycle(s) (combinational)
 //
 // Checks a 64-bit CRC over a 1936-bit message against the expected sequence number: ok = 1 iff

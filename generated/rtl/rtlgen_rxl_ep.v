@@ -5,7 +5,7 @@
 //
 // Design : rtlgen
 // Block  : rxl_ep (kind rxl_endpoint)
-// Latency: 2 cycle(s)
+// Latency: 6 cycle(s)
 // Reset  : rst, synchronous, active high
 //
 // Full-duplex RXL (implicit sequence number) link endpoint for 256-byte flits: payloads
@@ -28,13 +28,17 @@
 //   Flit, byte 0 first: bytes 0-1 header (little-endian word: [9:0] FSN, [11:10] ReplayCmd 0
 //   none / 1 ACK / 2 NACK, [15:12] type 0 idle-control / 1 payload), 2-241 payload, 242-249
 //   CRC over bytes 0-241, 250-255 FEC over bytes 0-249.
-//   Latency: rx_flit to m_payload 2 cycles (FEC decode register, decision register); s_payload
-//   to tx_flit 4 cycles when the link was idle (replay-buffer RAM read, its output register,
-//   flit register).
+//   Latency: rx_flit to m_payload 6 cycles (the FEC decoder's 3 stages, the CRC register, the
+//   check register, the delivery register); s_payload to tx_flit 4 cycles when the link was
+//   idle (replay-buffer RAM read, its output register, flit register).
 //   TX: one flit per cycle whenever tx_ready; payload flits from the replay buffer in SeqNum
 //   order, otherwise idle/control flits (type 0, no SeqNum, CRC with sequence number 0). A
 //   NACK (ReplayCmd 2, FSN = last good SeqNum) makes the peer free up to FSN and replay from
 //   FSN + 1; an ACK frees up to FSN.
+//   rxl: the check stage compares the received CRC against the CRC with ESeqNum and with
+//   ESeqNum + 1 (the sequence number's contribution is XORed onto the CRC register), and the
+//   decision uses the second when it delivered a flit the cycle before: ESeqNum advanced after
+//   the comparison. Every path stays within 5 LUT6 levels while a flit is taken every cycle.
 //   rxl: FSN = AckNum (ESeqNum - 1) when ReplayCmd != 0, else 0; the CRC of a payload flit has
 //   its SeqNum XORed into data[9:0] (ISN), so a receiver checking with ESeqNum sees a dropped
 //   predecessor as a CRC failure. A NACK goes out in a control flit of its own (piggybacked it
@@ -75,15 +79,25 @@ module rtlgen_rxl_ep (
 
     // Flit: bytes 0-1 header {type[15:12], ReplayCmd[11:10], FSN[9:0]}, 2-241 payload, 242-249 CRC, 250-255 FEC.
     // Mode rxl: FSN = AckNum when ReplayCmd != 0, else 0; SeqNum folded into the CRC (ISN) of payload flits.
-    localparam [1:0] REPLAY_CMD_NONE = 2'd0;     // ReplayCmd: no AckNum in the FSN field
-    localparam [1:0] REPLAY_CMD_ACK = 2'd1;      // ReplayCmd: ACK, FSN = AckNum
-    localparam [1:0] REPLAY_CMD_NACK = 2'd2;     // ReplayCmd: NACK, FSN = AckNum (last good SeqNum)
-    localparam [3:0] FLIT_TYPE_PAYLOAD = 4'd1;   // header type of a payload flit (0: control flit)
-    localparam [3:0] ACK_EVERY = 4'd10;          // payloads delivered per coalesced ACK
-    localparam [6:0] ACK_TIMEOUT = 7'd64;        // cycles an ACK for fewer payloads may wait
-    localparam [9:0] NACK_TIMEOUT = 10'd512;     // cycles of discarding before the NACK is sent again
-    localparam [10:0] REPLAY_TIMEOUT = 11'd1024; // cycles without ACK/NACK before the oldest flit is replayed
-    localparam [31:0] CNT_MAX = 32'd4294967295;  // status counters saturate here
+    localparam [1:0] REPLAY_CMD_NONE = 2'd0;                   // ReplayCmd: no AckNum in the FSN field
+    localparam [1:0] REPLAY_CMD_ACK = 2'd1;                    // ReplayCmd: ACK, FSN = AckNum
+    localparam [1:0] REPLAY_CMD_NACK = 2'd2;                   // ReplayCmd: NACK, FSN = AckNum (last good SeqNum)
+    localparam [3:0] FLIT_TYPE_PAYLOAD = 4'd1;                 // header type of a payload flit (0: control flit)
+    localparam [3:0] ACK_EVERY = 4'd10;                        // payloads delivered per coalesced ACK
+    localparam [6:0] ACK_TIMEOUT = 7'd64;                      // cycles an ACK for fewer payloads may wait
+    localparam [9:0] NACK_TIMEOUT = 10'd512;                   // cycles of discarding before the NACK is sent again
+    localparam [10:0] REPLAY_TIMEOUT = 11'd1024;               // cycles without ACK/NACK before the oldest flit is replayed
+    localparam [31:0] CNT_MAX = 32'd4294967295;                // status counters saturate here
+    localparam [63:0] ISN_COLUMN_0 = 64'd809455078399785313;   // what sequence-number bit 0 XORs into the CRC
+    localparam [63:0] ISN_COLUMN_1 = 64'd1618671559120345538;  // what sequence-number bit 1 XORs into the CRC
+    localparam [63:0] ISN_COLUMN_2 = 64'd3237086927317021359;  // what sequence-number bit 2 XORs into the CRC
+    localparam [63:0] ISN_COLUMN_3 = 64'd6409716080238874485;  // what sequence-number bit 3 XORs into the CRC
+    localparam [63:0] ISN_COLUMN_4 = 64'd12740102301605535466; // what sequence-number bit 4 XORs into the CRC
+    localparam [63:0] ISN_COLUMN_5 = 64'd5454410266914199551;  // what sequence-number bit 5 XORs into the CRC
+    localparam [63:0] ISN_COLUMN_6 = 64'd10829399510405295829; // what sequence-number bit 6 XORs into the CRC
+    localparam [63:0] ISN_COLUMN_7 = 64'd545685373674478721;   // what sequence-number bit 7 XORs into the CRC
+    localparam [63:0] ISN_COLUMN_8 = 64'd7721737996597937001;  // what sequence-number bit 8 XORs into the CRC
+    localparam [63:0] ISN_COLUMN_9 = 64'd15443475056186722002; // what sequence-number bit 9 XORs into the CRC
 
     reg t1_valid; // tx_flit holds a flit
     reg [1999:0] t1_msg; // flit bytes 0-249 (header, payload, CRC); the FEC encoder makes tx_flit of it
@@ -93,10 +107,15 @@ module rtlgen_rxl_ep (
     reg [10:0] stall_timer; // cycles without ACK/NACK while the replay buffer holds flits
     reg rq_valid; // a replay was requested last cycle: the buffer judges it now
     reg [9:0] rq_seq; // its first sequence number
-    reg d_valid; // RX stage 1: a decoded flit
-    reg [1999:0] d_msg; // its FEC-corrected bytes 0-249
-    reg d_corrected; // the FEC corrected it
-    reg d_uncorrectable; // the FEC found it uncorrectable
+    reg rc_valid; // RX CRC stage: a decoded flit
+    reg [1999:0] rc_msg; // its FEC-corrected bytes 0-249
+    reg rc_corrected; // the FEC corrected it
+    reg rc_uncorrectable; // the FEC found it uncorrectable
+    reg [63:0] rc_crc; // the CRC of its bytes 0-241 without sequence number
+    reg rd_valid; // RX check stage: the flit the decision takes
+    reg [1935:0] rd_msg; // its FEC-corrected header and payload (bytes 0-241)
+    reg rd_corrected; // the FEC corrected it
+    reg rd_uncorrectable; // the FEC found it uncorrectable
     reg [9:0] eseq; // ESeqNum: SeqNum of the next payload flit to deliver
     reg discard; // a flit was lost: discard until the expected flit arrives
     reg nack_pending; // a NACK waits for the next transmitted flit
@@ -105,6 +124,10 @@ module rtlgen_rxl_ep (
     reg [9:0] nack_timer; // cycles spent discarding since the last NACK
     reg m_valid_q;
     reg [1919:0] m_payload_q;
+    reg rc_payload; // the flit's type is payload: its CRC carries the ISN
+    reg rd_crc_ok_now; // its CRC checks against ESeqNum as it was last cycle (0 for a control flit)
+    reg rd_crc_ok_next; // its CRC checks against that ESeqNum + 1 (0 for a control flit)
+    reg [9:0] eseq_next; // ESeqNum + 1
     reg [31:0] cnt_flits_sent_q; // flits transferred
     reg [31:0] cnt_replays_q; // replays started
     reg [31:0] cnt_crc_fail_q; // CRC failures
@@ -112,43 +135,75 @@ module rtlgen_rxl_ep (
     reg [31:0] cnt_fec_uncorrectable_q; // FEC uncorrectable flits
     reg [31:0] cnt_nacks_sent_q; // NACKs sent
 
-    // RX stage 1: FEC decode and correct (combinational), registered with the flags.
-    wire [1999:0] dec_msg; // corrected bytes 0-249
+    // RX stages 1-3: the FEC decoder, pipelined; its outputs are registered.
+    wire dec_valid; // a decoded flit
+    wire [1999:0] dec_msg; // its corrected bytes 0-249
     wire dec_corrected;
     wire dec_uncorrectable;
     // verilator lint_off UNUSED
     wire [2:0] dec_way_corrected; // per-way flags, not needed here
     wire [2:0] dec_way_uncorrectable;
     // verilator lint_on UNUSED
-    rtlgen_rxl_ep_fec_dec u_fec_dec (
+    rtlgen_cxl_fec_pcie6_dec u_fec_dec (
+        .clk               (clk),
+        .rst               (rst),
+        .in_valid          (rx_valid),
         .cw                (rx_flit),
         .msg               (dec_msg),
         .corrected         (dec_corrected),
         .uncorrectable     (dec_uncorrectable),
         .way_corrected     (dec_way_corrected),
-        .way_uncorrectable (dec_way_uncorrectable)
+        .way_uncorrectable (dec_way_uncorrectable),
+        .out_valid         (dec_valid)
     );
 
-    // RX stage 2: check the CRC (against ESeqNum for rxl payload flits) and decide.
-    wire [9:0] h_fsn; // received FSN
-    assign h_fsn = d_msg[9:0];
-    wire [1:0] h_cmd; // received ReplayCmd
-    assign h_cmd = d_msg[11:10];
-    wire h_payload; // received flit type is payload (1)
-    assign h_payload = d_msg[15:12] == FLIT_TYPE_PAYLOAD;
-    wire [9:0] chk_seq; // ESeqNum on payload flits, 0 on control flits
-    assign chk_seq = h_payload ? eseq : 10'd0;
-    wire crc_ok; // the CRC matches
-    rtlgen_rxl_ep_crc_check u_crc_check (
-        .data   (d_msg[1935:0]),
-        .seq    (chk_seq),
-        .crc_in (d_msg[1999:1936]),
-        .ok     (crc_ok)
+    // RX CRC stage: the CRC of the corrected header and payload without sequence number (the generator's network).
+    wire [63:0] dec_crc;
+    rtlgen_rxl_ep_crc u_crc_rx (
+        .data (dec_msg[1935:0]),
+        .seq  (10'd0),
+        .crc  (dec_crc)
     );
+
+    // RX check stage: the received CRC against the computed one, the sequence number's columns added.
+    wire [63:0] rc_syndrome; // CRC(data, 0) ^ received CRC: zero iff a flit without ISN checks
+    assign rc_syndrome = rc_crc ^ rc_msg[1999:1936];
+    wire [63:0] isn_now; // what ESeqNum XORs into a payload flit's CRC
+    assign isn_now = ({64{eseq[0]}} & ISN_COLUMN_0)
+        ^ ({64{eseq[1]}} & ISN_COLUMN_1)
+        ^ ({64{eseq[2]}} & ISN_COLUMN_2)
+        ^ ({64{eseq[3]}} & ISN_COLUMN_3)
+        ^ ({64{eseq[4]}} & ISN_COLUMN_4)
+        ^ ({64{eseq[5]}} & ISN_COLUMN_5)
+        ^ ({64{eseq[6]}} & ISN_COLUMN_6)
+        ^ ({64{eseq[7]}} & ISN_COLUMN_7)
+        ^ ({64{eseq[8]}} & ISN_COLUMN_8)
+        ^ ({64{eseq[9]}} & ISN_COLUMN_9);
+    wire [63:0] isn_next; // what ESeqNum + 1 XORs into it
+    assign isn_next = ({64{eseq_next[0]}} & ISN_COLUMN_0)
+        ^ ({64{eseq_next[1]}} & ISN_COLUMN_1)
+        ^ ({64{eseq_next[2]}} & ISN_COLUMN_2)
+        ^ ({64{eseq_next[3]}} & ISN_COLUMN_3)
+        ^ ({64{eseq_next[4]}} & ISN_COLUMN_4)
+        ^ ({64{eseq_next[5]}} & ISN_COLUMN_5)
+        ^ ({64{eseq_next[6]}} & ISN_COLUMN_6)
+        ^ ({64{eseq_next[7]}} & ISN_COLUMN_7)
+        ^ ({64{eseq_next[8]}} & ISN_COLUMN_8)
+        ^ ({64{eseq_next[9]}} & ISN_COLUMN_9);
+
+    // RX decision: on the checked flit (against ESeqNum for rxl payload flits).
+    wire [9:0] h_fsn; // received FSN
+    assign h_fsn = rd_msg[9:0];
+    wire [1:0] h_cmd; // received ReplayCmd
+    assign h_cmd = rd_msg[11:10];
+    wire h_payload; // received flit type is payload (1)
+    assign h_payload = rd_msg[15:12] == FLIT_TYPE_PAYLOAD;
+    wire crc_ok; // the CRC matches: a delivery last cycle advanced ESeqNum after the check stage compared
+    assign crc_ok = m_valid_q ? rd_crc_ok_next : rd_crc_ok_now;
     wire good; // a correctable flit whose CRC checks
-    assign good = d_valid & (~d_uncorrectable) & crc_ok;
+    assign good = rd_valid & (~rd_uncorrectable) & crc_ok;
     wire bad; // corrupted, or (rxl) out of sequence
-    assign bad = d_valid & (~good);
+    assign bad = rd_valid & (~good);
     wire h_has_ack; // ReplayCmd is ACK or NACK
     assign h_has_ack = (h_cmd == REPLAY_CMD_ACK) | (h_cmd == REPLAY_CMD_NACK);
     wire deliver; // the ISN proved SeqNum == ESeqNum
@@ -244,7 +299,8 @@ module rtlgen_rxl_ep (
             ctl_valid <= 1'd0;
             stall_timer <= 11'd0;
             rq_valid <= 1'd0;
-            d_valid <= 1'd0;
+            rc_valid <= 1'd0;
+            rd_valid <= 1'd0;
             eseq <= 10'd0;
             discard <= 1'd0;
             nack_pending <= 1'd0;
@@ -252,6 +308,7 @@ module rtlgen_rxl_ep (
             ack_timer <= 7'd0;
             nack_timer <= 10'd0;
             m_valid_q <= 1'd0;
+            eseq_next <= 10'd1;
             cnt_flits_sent_q <= 32'd0;
             cnt_replays_q <= 32'd0;
             cnt_crc_fail_q <= 32'd0;
@@ -267,9 +324,11 @@ module rtlgen_rxl_ep (
             rq_valid <= replay_valid;
             stall_timer <= (ctl_ack | timeout | (rb_count == 10'd0)) ? 11'd0 : (stall_timer + 11'd1);
             // RX
-            d_valid <= rx_valid;
+            rc_valid <= dec_valid;
+            rd_valid <= rc_valid;
             if (deliver) begin
-                eseq <= eseq + 10'd1;
+                eseq <= eseq_next;
+                eseq_next <= eseq_next + 10'd1;
             end
             discard <= deliver ? 1'd0 : (discard | trigger_nack);
             nack_timer <= ((~discard) | deliver | renack) ? 10'd0 : (nack_timer + 10'd1);
@@ -283,13 +342,13 @@ module rtlgen_rxl_ep (
             if (replay_taken & (cnt_replays_q != CNT_MAX)) begin
                 cnt_replays_q <= cnt_replays_q + 32'd1;
             end
-            if (d_valid & (~crc_ok) & (cnt_crc_fail_q != CNT_MAX)) begin
+            if (rd_valid & (~crc_ok) & (cnt_crc_fail_q != CNT_MAX)) begin
                 cnt_crc_fail_q <= cnt_crc_fail_q + 32'd1;
             end
-            if (d_valid & d_corrected & (cnt_fec_corrected_q != CNT_MAX)) begin
+            if (rd_valid & rd_corrected & (cnt_fec_corrected_q != CNT_MAX)) begin
                 cnt_fec_corrected_q <= cnt_fec_corrected_q + 32'd1;
             end
-            if (d_valid & d_uncorrectable & (cnt_fec_uncorrectable_q != CNT_MAX)) begin
+            if (rd_valid & rd_uncorrectable & (cnt_fec_uncorrectable_q != CNT_MAX)) begin
                 cnt_fec_uncorrectable_q <= cnt_fec_uncorrectable_q + 32'd1;
             end
             if (nack_sent & (cnt_nacks_sent_q != CNT_MAX)) begin
@@ -306,14 +365,23 @@ module rtlgen_rxl_ep (
         ctl_cmd <= h_cmd;
         ctl_fsn <= h_fsn;
         rq_seq <= replay_seq;
-        if (rx_valid) begin
-            d_msg <= dec_msg;
-            d_corrected <= dec_corrected;
-            d_uncorrectable <= dec_uncorrectable;
-        end
         if (deliver) begin
-            m_payload_q <= d_msg[1935:16];
+            m_payload_q <= rd_msg[1935:16];
         end
+    end
+
+    // RX pipeline data registers (no reset; the valid flags above qualify them).
+    always @(posedge clk) begin
+        rc_msg <= dec_msg;
+        rc_corrected <= dec_corrected;
+        rc_uncorrectable <= dec_uncorrectable;
+        rc_crc <= dec_crc;
+        rd_msg <= rc_msg[1935:0];
+        rd_corrected <= rc_corrected;
+        rd_uncorrectable <= rc_uncorrectable;
+        rc_payload <= dec_msg[15:12] == FLIT_TYPE_PAYLOAD;
+        rd_crc_ok_now <= ~|(rc_syndrome ^ (rc_payload ? isn_now : 64'd0));
+        rd_crc_ok_next <= ~|(rc_syndrome ^ (rc_payload ? isn_next : 64'd0));
     end
     assign s_ready = rb_push_ready;
     assign tx_valid = t1_valid;
@@ -384,7 +452,7 @@ module rtlgen_rxl_ep (
         f_cnt_nacks_sent_was <= cnt_nacks_sent;
     end
     // free instance: u_fec_dec
-    // free instance: u_crc_check
+    // free instance: u_crc_rx
     // free instance: u_crc
     // free instance: u_fec_enc
     // free instance: u_replay

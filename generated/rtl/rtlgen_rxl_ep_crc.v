@@ -19,7 +19,7 @@
 //   data_bytes = 242
 //   seq_bits = 10
 //   pipeline = 0
-//   checker = true
+//   checker = false
 //   orientation = msb_first
 //   bit_order = lsb0
 //

@@ -11,6 +11,7 @@ use common::{clean, rxl_lockstep as lockstep, scaled, TestResult};
 use rtl_gen::blocks::rxl_switch::RxlSwitchBlock;
 use rtl_gen::hw::module::Role;
 use rtl_gen_sim::cosim::{self, rxl, Options};
+use rtl_gen_sim::link::rxl::CampaignConfig;
 use rtl_gen_sim::{Bench, TestRng};
 
 #[test]
@@ -29,7 +30,7 @@ fn every_rxl_switch_module_has_a_driver() -> TestResult {
 #[test]
 fn switched_link_matches_the_models() {
     let r = lockstep("rxl_ep", 2, scaled(10_000), |c| {
-        c.retry_loop = 40;
+        c.retry_loop = CampaignConfig::shortest_retry_loop(2);
         c.internal = 1e-3;
     });
     assert!(r.drained && r.dirs.iter().all(|x| x.sink.ordering_failures == 0 && x.sink.data_failures == 0 && x.undelivered() == 0));

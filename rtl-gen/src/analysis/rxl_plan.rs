@@ -128,12 +128,13 @@ mod tests {
     #[test]
     fn a_x16_link_through_one_switch_over_2_m_cables() {
         let p = plan_rxl(&Requirements { line_gbps: 1024.0, cable_m: 2.0, switch_levels: 1, ber: 1e-6 }).unwrap();
-        // 2 ns flits, 10 ns per cable = 5 flits; one way 2 x 5 + 7 (the switch) = 17; loop 10 (the
-        // endpoints' overhead) + 34 = 44.
+        // 2 ns flits, 10 ns per cable = 5 flits; one way 2 x 5 + 7 (the switch) = 17; loop 18 (the
+        // endpoints' overhead) + 34 = 52.
         assert_eq!(LATENCY_CYCLES, 7, "the figures below assume a 7-cycle switch");
-        assert_eq!((p.link_delay, p.retry_loop, p.replay_depth), (5, 44, 55));
-        assert_eq!((p.nack_timeout, p.replay_timeout), (88, 216));
-        assert!(p.design_toml("x").contains("replay_depth = 55\n") && p.design_toml("x").contains("clock_mhz = 500\n"));
+        assert_eq!(LOOP_OVERHEAD_CYCLES, 18, "the figures below assume the endpoints' 18 cycles");
+        assert_eq!((p.link_delay, p.retry_loop, p.replay_depth), (5, 52, 63));
+        assert_eq!((p.nack_timeout, p.replay_timeout), (104, 232));
+        assert!(p.design_toml("x").contains("replay_depth = 63\n") && p.design_toml("x").contains("clock_mhz = 500\n"));
         let f = p.figures().unwrap();
         assert!(f.iter().any(|f| f.name.contains("FIT") && f.value.is_finite()));
     }

@@ -81,7 +81,7 @@ pub struct Args {
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub segments: u32,
     /// Go-back-N retry loop in flits, 1..=100000; default 50 (100 ns at 2 ns per flit), or the
-    /// shortest loop a topology's switches allow where that is longer (four levels: 76).
+    /// shortest loop a topology's switches allow where that is longer (four levels: 84).
     #[arg(long = "loop", value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub retry_loop: Option<u32>,
     /// Traffic and fault seed, decimal or 0x….

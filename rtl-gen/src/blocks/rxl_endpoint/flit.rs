@@ -169,6 +169,32 @@ impl FlitCodec {
         FlitCodec { crc_choice, fec_choice, crc, fec, pcie6, generic }
     }
 
+    /// The ISN's columns of the flit CRC: entry k is what sequence-number bit k XORs into the
+    /// CRC (bit j of the CRC at bit 8j' + b as in the flit's bytes 242..249). The CRC is affine in
+    /// (data, seq), so `crc(data, seq) = crc(data, 0) ^ XOR of the columns of seq's set bits`.
+    pub fn isn_columns(crc_choice: CrcChoice) -> Vec<u64> {
+        let crc_of: Box<dyn Fn(&[u8]) -> u64> = match crc_choice {
+            CrcChoice::RsCrc => {
+                let m = Self::rs_crc_model();
+                Box::new(move |d| le_u64(&m.crc(d, 0)))
+            }
+            CrcChoice::Crc64 => {
+                let m = CrcModel::new(CRC64_ALGO);
+                Box::new(move |d| m.checksum(d))
+            }
+        };
+        let mut data = [0u8; CRC_DATA_BYTES];
+        let constant = crc_of(&data);
+        (0..SEQ_BITS as usize)
+            .map(|k| {
+                data[k / 8] = 1 << (k % 8);
+                let column = crc_of(&data) ^ constant;
+                data[k / 8] = 0;
+                column
+            })
+            .collect()
+    }
+
     /// The `rs_crc` model of the flit CRC (10-bit ISN, msb_first).
     pub fn rs_crc_model() -> RsCrc {
         RsCrc::pcie6_flit(SEQ_BITS, Orientation::MsbFirst)
@@ -247,6 +273,21 @@ mod tests {
         let h = Header { fsn: 0x2A5, cmd: CMD_NACK, ftype: TYPE_PAYLOAD };
         assert_eq!(h.word(), 0x1AA5);
         assert_eq!(Header::of(&h.word().to_le_bytes()), h);
+    }
+
+    #[test]
+    fn isn_columns_add_the_sequence_number() {
+        let mut rng = Rng::new(11);
+        for crc in [CrcChoice::RsCrc, CrcChoice::Crc64] {
+            let codec = FlitCodec::new(crc, FecChoice::Pcie6);
+            let columns = FlitCodec::isn_columns(crc);
+            for _ in 0..50 {
+                let data = rng.bytes(CRC_DATA_BYTES);
+                let seq = rng.next_u64() as u32 & SEQ_MASK;
+                let isn = (0..SEQ_BITS as usize).filter(|&k| seq >> k & 1 == 1).fold(0, |acc, k| acc ^ columns[k]);
+                assert_eq!(le_u64(&codec.crc(&data, seq)), le_u64(&codec.crc(&data, 0)) ^ isn, "{crc:?}, seq {seq}");
+            }
+        }
     }
 
     #[test]

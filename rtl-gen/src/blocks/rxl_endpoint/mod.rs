@@ -4,14 +4,25 @@
 //!
 //! [`flit`] describes the flit and its codes, [`model`] the cycle-accurate behaviour, [`rtl`]
 //! the module `<prefix><name>` and the sub-modules it instantiates, built through the other
-//! kinds' generators: `<name>_replay` (replay_buffer), `<name>_crc`/`<name>_crc_check` (rs_crc,
+//! kinds' generators: `<name>_replay` (replay_buffer), `<name>_crc` (rs_crc,
 //! or crc for `crc = "crc64"`), `<name>_fec_enc`/`<name>_fec_dec` (rs_fec).
 
+/// Register stages of the FEC decoder on the receive path: its syndromes, the error location,
+/// its output register (at most 5 LUT6 levels each, both layouts).
+pub const RX_FEC_STAGES: u32 = 3;
+
+/// Receive stages ahead of the decision: the FEC decoder's, the CRC register, the check
+/// register. A flit on `rx_flit` is decided on `RX_STAGES` cycles later.
+pub const RX_STAGES: u32 = RX_FEC_STAGES + 2;
+
+/// Cycles from `rx_flit` to `m_payload`: the receive stages and the delivery register.
+pub const RX_LATENCY: u32 = RX_STAGES + 1;
+
 /// Cycles from an endpoint's flit register to its own replay of that flit, beyond the channel
-/// and switch latencies of the NACK's round trip: RX decode register, decision, NACK flit
-/// register, (the peer's) decode register, decision, control register, the replay buffer's
+/// and switch latencies of the NACK's round trip: (the peer's) receive stages, decision, NACK
+/// flit register, (our) receive stages, decision, control register, the replay buffer's
 /// request register, its pointer jump, its RAM read, its RAM's output register.
-pub const LOOP_OVERHEAD_CYCLES: u32 = 10;
+pub const LOOP_OVERHEAD_CYCLES: u32 = 2 * RX_STAGES + 8;
 
 pub mod flit;
 pub mod model;
@@ -79,10 +90,11 @@ impl RxlEndpointBlock {
         let rxl = self.mode == Mode::Rxl;
         let mut n = vec![
             "Flit, byte 0 first: bytes 0-1 header (little-endian word: [9:0] FSN, [11:10] ReplayCmd 0 none / 1 ACK / 2 NACK, [15:12] type 0 idle-control / 1 payload), 2-241 payload, 242-249 CRC over bytes 0-241, 250-255 FEC over bytes 0-249.".into(),
-            "Latency: rx_flit to m_payload 2 cycles (FEC decode register, decision register); s_payload to tx_flit 4 cycles when the link was idle (replay-buffer RAM read, its output register, flit register).".into(),
+            format!("Latency: rx_flit to m_payload {RX_LATENCY} cycles (the FEC decoder's {RX_FEC_STAGES} stages, the CRC register, the check register, the delivery register); s_payload to tx_flit 4 cycles when the link was idle (replay-buffer RAM read, its output register, flit register)."),
             "TX: one flit per cycle whenever tx_ready; payload flits from the replay buffer in SeqNum order, otherwise idle/control flits (type 0, no SeqNum, CRC with sequence number 0). A NACK (ReplayCmd 2, FSN = last good SeqNum) makes the peer free up to FSN and replay from FSN + 1; an ACK frees up to FSN.".into(),
         ];
         if rxl {
+            n.push("rxl: the check stage compares the received CRC against the CRC with ESeqNum and with ESeqNum + 1 (the sequence number's contribution is XORed onto the CRC register), and the decision uses the second when it delivered a flit the cycle before: ESeqNum advanced after the comparison. Every path stays within 5 LUT6 levels while a flit is taken every cycle.".into());
             n.push("rxl: FSN = AckNum (ESeqNum - 1) when ReplayCmd != 0, else 0; the CRC of a payload flit has its SeqNum XORed into data[9:0] (ISN), so a receiver checking with ESeqNum sees a dropped predecessor as a CRC failure. A NACK goes out in a control flit of its own (piggybacked it would need the peer's ESeqNum to be checked).".into());
             n.push("RX (rxl): good = FEC correctable and CRC ok; a good payload flit is delivered and ESeqNum advances; any other flit starts discarding: every flit is dropped until the expected one passes, one NACK is sent (again every nack_timeout cycles while discarding).".into());
         } else {

@@ -1,6 +1,6 @@
 //! Properties of the `rxl_endpoint` module, at its ports and its own control registers. The
-//! CRC generator and checker, the FEC encoder and decoder and the replay buffer are free
-//! instances of the proof (their outputs any value in every cycle): each carries and proves its
+//! CRC generators (transmit and receive), the FEC encoder and decoder and the replay buffer are
+//! free instances of the proof (their outputs any value in every cycle): each carries and proves its
 //! own properties, and what holds with free outputs holds with the real ones. So a received flit
 //! may be good or bad in any cycle, which is every fault pattern a link can produce.
 //!
@@ -34,7 +34,7 @@ use crate::info::DesignInfo;
 pub const COUNTERS: [&str; 6] = ["cnt_flits_sent", "cnt_replays", "cnt_crc_fail", "cnt_fec_corrected", "cnt_fec_uncorrectable", "cnt_nacks_sent"];
 
 /// The sub-module instances the proof leaves free.
-const FREE: [&str; 5] = ["u_fec_dec", "u_crc_check", "u_crc", "u_fec_enc", "u_replay"];
+const FREE: [&str; 5] = ["u_fec_dec", "u_crc_rx", "u_crc", "u_fec_enc", "u_replay"];
 
 /// Cycles with `tx_ready` high within which a discarding end sends a NACK: the NACK timer's
 /// period, then the next flit the link takes carries it (cxl_baseline: the one after, when that

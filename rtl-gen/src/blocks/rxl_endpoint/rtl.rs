@@ -1,22 +1,32 @@
 //! The `rxl_endpoint` module and the sub-modules it builds through the other kinds' generators:
-//! `<name>_replay` (replay_buffer), `<name>_crc` + `<name>_crc_check` (rs_crc, or crc for the
-//! CRC-64 option) and `<name>_fec_enc` + `<name>_fec_dec` (rs_fec). The behaviour is the
+//! `<name>_replay` (replay_buffer), `<name>_crc` (rs_crc, or crc for the CRC-64 option: the
+//! generator, used by the transmitter and, without sequence number, by the receiver) and
+//! `<name>_fec_enc` + `<name>_fec_dec` (rs_fec, the decoder pipelined). The behaviour is the
 //! cycle-accurate model's ([`super::model`]), register for register.
+//!
+//! The receive path is pipelined so that no path crosses more than 5 LUT6 levels while a flit
+//! is taken every cycle: the FEC decoder's [`RX_FEC_STAGES`] stages, then a register for the
+//! CRC of the corrected flit computed without sequence number, then a register for the check.
+//! The ISN makes the check depend on ESeqNum, which the decision one stage later may still
+//! advance: the check stage compares against both ESeqNum and ESeqNum + 1 (the CRC is affine
+//! in the sequence number, so each is the CRC register XOR the sequence number's columns), and
+//! the decision takes the second exactly when it delivered a flit the cycle before.
 
 use super::flit::{CrcChoice, FecChoice, CRC64_ALGO, SEQ_BITS};
 use super::model::Mode;
-use super::RxlEndpointBlock;
+use super::{RxlEndpointBlock, RX_FEC_STAGES};
+use super::flit::FlitCodec;
 use crate::blocks::crc::{AlgoParams, CrcParams, XorStyleName};
 use crate::blocks::replay_buffer::{ReplayBufferBlock, ReplayBufferParams};
 use crate::blocks::rs_crc::model::{Orientation, PCIE6_CRC_FIELD_POLY};
 use crate::blocks::rs_crc::{BitOrder, RsCrcParams};
 use crate::blocks::rs_fec::model::FLIT_FEC_FIELD_POLY;
-use crate::blocks::rs_fec::{Layout, RsFecBlock, RsFecCode, RsFecParams};
+use crate::blocks::rs_fec::{Layout, RsFecCode, RsFecParams};
 use crate::blocks::Block;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::info::DesignInfo;
-use crate::hw::build::{add, and, bits_for, counter, dec, eq, id, instance, le, localparam, mux, ne, or, sub, unused_wires, wire, zext};
-use crate::hw::verilog::{Expr, Item, Module, Port, Stmt};
+use crate::hw::build::{add, and, bits_for, clocked_instance, counter, dec, eq, id, instance, le, localparam, mux, ne, or, sub, unused_wires, wire, zext};
+use crate::hw::verilog::{BinOp, Expr, Item, Module, Port, Stmt, UnOp};
 
 pub const PAYLOAD_BITS: u32 = 1920;
 pub const FLIT_BITS: u32 = 2048;
@@ -33,12 +43,9 @@ pub fn fec_params(fec: FecChoice) -> RsFecParams {
     RsFecParams { code, pipeline: 0, enc_pipeline: None, ser_threshold: None, ser_window: None, counter_bits: None }
 }
 
-/// The FEC sub-block (combinational) of the chosen layout, named `name`.
-pub fn fec_block(fec: FecChoice, name: &str) -> RsFecBlock {
-    fec_params(fec).block(name).expect("the RXL flit FEC is a valid rs_fec block")
-}
-
-/// The CRC sub-block (generator + checker, combinational, 10-bit ISN) named `name`.
+/// The CRC sub-block (the generator, combinational, 10-bit ISN) named `name`: the receiver
+/// checks with it too (the CRC of the received data against the received CRC, the sequence
+/// number added after a register), so no checker module is built.
 fn crc_modules(b: &RxlEndpointBlock, design: &DesignInfo, name: &str) -> Vec<GeneratedModule> {
     match b.crc {
         CrcChoice::RsCrc => RsCrcParams {
@@ -49,7 +56,7 @@ fn crc_modules(b: &RxlEndpointBlock, design: &DesignInfo, name: &str) -> Vec<Gen
             data_bytes: CRC_DATA_BITS / 8,
             seq_bits: SEQ_BITS,
             pipeline: 0,
-            checker: true,
+            checker: false,
             orientation: Orientation::MsbFirst,
             bit_order: BitOrder::Lsb0,
         }
@@ -61,7 +68,7 @@ fn crc_modules(b: &RxlEndpointBlock, design: &DesignInfo, name: &str) -> Vec<Gen
             data_bits: CRC_DATA_BITS,
             seq_bits: SEQ_BITS,
             pipeline: 0,
-            checker: true,
+            checker: false,
             xor_style: XorStyleName::Lut6Shared,
             xor_window: None,
         }
@@ -74,7 +81,7 @@ fn crc_modules(b: &RxlEndpointBlock, design: &DesignInfo, name: &str) -> Vec<Gen
 /// Names of the endpoint's modules: the sub-modules, then the endpoint itself.
 pub fn module_names(b: &RxlEndpointBlock, design: &DesignInfo) -> Vec<String> {
     let base = format!("{}{}", design.prefix, b.name);
-    ["_replay", "_crc", "_crc_check", "_fec_enc", "_fec_dec", ""].iter().map(|s| format!("{base}{s}")).collect()
+    ["_replay", "_crc", "_fec_enc", "_fec_dec", ""].iter().map(|s| format!("{base}{s}")).collect()
 }
 
 pub fn modules(b: &RxlEndpointBlock, design: &DesignInfo) -> Vec<GeneratedModule> {
@@ -83,10 +90,15 @@ pub fn modules(b: &RxlEndpointBlock, design: &DesignInfo) -> Vec<GeneratedModule
     let mut out = rb.elaborate(design);
     assert_eq!(out[0].name(), names[0], "replay module name");
     let crc = crc_modules(b, design, &format!("{}_crc", b.name));
-    assert_eq!((crc[0].name(), crc[1].name()), (names[1].as_str(), names[2].as_str()), "CRC module names");
+    assert_eq!(crc.iter().map(|m| m.name()).collect::<Vec<_>>(), [names[1].as_str()], "CRC module names");
     out.extend(crc);
-    let fec = fec_block(b.fec, &format!("{}_fec", b.name)).elaborate(design);
-    assert_eq!((fec[0].name(), fec[1].name()), (names[3].as_str(), names[4].as_str()), "FEC module names");
+    // The decoder pipelined (its syndromes, the error location, its output register), the
+    // encoder combinational after the flit register.
+    let fec = RsFecParams { pipeline: RX_FEC_STAGES, enc_pipeline: Some(0), ..fec_params(b.fec) }
+        .block(&format!("{}_fec", b.name))
+        .expect("the endpoint's pipelined flit FEC is a valid rs_fec block")
+        .elaborate(design);
+    assert_eq!((fec[0].name(), fec[1].name()), (names[2].as_str(), names[3].as_str()), "FEC module names");
     out.extend(fec);
     out.push(endpoint(b, design, &names));
     out
@@ -116,7 +128,7 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
         Port::output("cnt_fec_uncorrectable", cb, "received flits the FEC found uncorrectable (saturating)"),
         Port::output("cnt_nacks_sent", cb, "NACKs sent (saturating)"),
     ]);
-    let [n_replay, n_crc, n_check, n_enc, n_dec, _] = names else { panic!("six module names") };
+    let [n_replay, n_crc, n_enc, n_dec, _] = names else { panic!("five module names") };
     let w_ae = bits_for(cfg.ack_every as u64);
     let w_at = bits_for(cfg.ack_timeout as u64);
     let w_nt = bits_for(cfg.nack_timeout as u64);
@@ -137,6 +149,11 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
     localparam(&mut it, "REPLAY_TIMEOUT", w_rt, cfg.replay_timeout as u64, "cycles without ACK/NACK before the oldest flit is replayed");
     let cnt_max = if cb >= 64 { u64::MAX } else { (1u64 << cb) - 1 };
     localparam(&mut it, "CNT_MAX", cb, cnt_max, "status counters saturate here");
+    if rxl {
+        for (k, column) in FlitCodec::isn_columns(cfg.crc).into_iter().enumerate() {
+            localparam(&mut it, &format!("ISN_COLUMN_{k}"), 64, column, &format!("what sequence-number bit {k} XORs into the CRC"));
+        }
+    }
 
     // ---------------- registers ----------------
     let mut regs = vec![
@@ -148,10 +165,15 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
         Item::reg("stall_timer", w_rt, "cycles without ACK/NACK while the replay buffer holds flits"),
         Item::reg("rq_valid", 1, "a replay was requested last cycle: the buffer judges it now"),
         Item::reg("rq_seq", s, "its first sequence number"),
-        Item::reg("d_valid", 1, "RX stage 1: a decoded flit"),
-        Item::reg("d_msg", MSG_BITS, "its FEC-corrected bytes 0-249"),
-        Item::reg("d_corrected", 1, "the FEC corrected it"),
-        Item::reg("d_uncorrectable", 1, "the FEC found it uncorrectable"),
+        Item::reg("rc_valid", 1, "RX CRC stage: a decoded flit"),
+        Item::reg("rc_msg", MSG_BITS, "its FEC-corrected bytes 0-249"),
+        Item::reg("rc_corrected", 1, "the FEC corrected it"),
+        Item::reg("rc_uncorrectable", 1, "the FEC found it uncorrectable"),
+        Item::reg("rc_crc", 64, "the CRC of its bytes 0-241 without sequence number"),
+        Item::reg("rd_valid", 1, "RX check stage: the flit the decision takes"),
+        Item::reg("rd_msg", CRC_DATA_BITS, "its FEC-corrected header and payload (bytes 0-241)"),
+        Item::reg("rd_corrected", 1, "the FEC corrected it"),
+        Item::reg("rd_uncorrectable", 1, "the FEC found it uncorrectable"),
         Item::reg("eseq", s, "ESeqNum: SeqNum of the next payload flit to deliver"),
         Item::reg("discard", 1, "a flit was lost: discard until the expected flit arrives"),
         Item::reg("nack_pending", 1, "a NACK waits for the next transmitted flit"),
@@ -161,7 +183,13 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
         Item::reg("m_valid_q", 1, ""),
         Item::reg("m_payload_q", PAYLOAD_BITS, ""),
     ];
-    if !rxl {
+    if rxl {
+        regs.push(Item::reg("rc_payload", 1, "the flit's type is payload: its CRC carries the ISN"));
+        regs.push(Item::reg("rd_crc_ok_now", 1, "its CRC checks against ESeqNum as it was last cycle (0 for a control flit)"));
+        regs.push(Item::reg("rd_crc_ok_next", 1, "its CRC checks against that ESeqNum + 1 (0 for a control flit)"));
+        regs.push(Item::reg("eseq_next", s, "ESeqNum + 1"));
+    } else {
+        regs.push(Item::reg("rd_crc_ok", 1, "its CRC checks"));
         regs.push(Item::reg("replay_start", 1, "the next payload flit starts a replay: it carries its SeqNum, no AckNum"));
     }
     let mut reset = vec![];
@@ -170,7 +198,8 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
         ("ctl_valid", 1),
         ("stall_timer", w_rt),
         ("rq_valid", 1),
-        ("d_valid", 1),
+        ("rc_valid", 1),
+        ("rd_valid", 1),
         ("eseq", s),
         ("discard", 1),
         ("nack_pending", 1),
@@ -181,48 +210,68 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
     ] {
         reset.push(Stmt::set(id(n), dec(w, 0)));
     }
-    if !rxl {
+    if rxl {
+        reset.push(Stmt::set(id("eseq_next"), dec(s, 1)));
+    } else {
         reset.push(Stmt::set(id("replay_start"), Expr::zero()));
     }
 
-    // ---------------- RX stage 1: FEC decode ----------------
-    let mut rx1 = vec![Item::comment("RX stage 1: FEC decode and correct (combinational), registered with the flags.")];
-    rx1.push(Item::wire("dec_msg", MSG_BITS, "corrected bytes 0-249"));
+    // ---------------- RX: FEC decoder stages ----------------
+    let mut rx1 = vec![Item::comment(&format!("RX stages 1-{RX_FEC_STAGES}: the FEC decoder, pipelined; its outputs are registered."))];
+    rx1.push(Item::wire("dec_valid", 1, "a decoded flit"));
+    rx1.push(Item::wire("dec_msg", MSG_BITS, "its corrected bytes 0-249"));
     rx1.push(Item::wire("dec_corrected", 1, ""));
     rx1.push(Item::wire("dec_uncorrectable", 1, ""));
     unused_wires(&mut rx1, &[("dec_way_corrected", 3, "per-way flags, not needed here"), ("dec_way_uncorrectable", 3, "")]);
-    rx1.push(instance(
+    rx1.push(clocked_instance(
         n_dec,
         "u_fec_dec",
+        design.reset,
         vec![
+            ("in_valid", id("rx_valid")),
             ("cw", id("rx_flit")),
             ("msg", id("dec_msg")),
             ("corrected", id("dec_corrected")),
             ("uncorrectable", id("dec_uncorrectable")),
             ("way_corrected", id("dec_way_corrected")),
             ("way_uncorrectable", id("dec_way_uncorrectable")),
+            ("out_valid", id("dec_valid")),
         ],
     ));
 
-    // ---------------- RX stage 2: decide ----------------
-    let mut c = vec![Item::comment("RX stage 2: check the CRC (against ESeqNum for rxl payload flits) and decide.")];
-    wire(&mut c, "h_fsn", s, "received FSN", Expr::slice("d_msg", 9, 0));
-    wire(&mut c, "h_cmd", 2, "received ReplayCmd", Expr::slice("d_msg", 11, 10));
-    wire(&mut c, "h_payload", 1, "received flit type is payload (1)", eq(Expr::slice("d_msg", 15, 12), id("FLIT_TYPE_PAYLOAD")));
-    let chk_seq = if rxl {
-        wire(&mut c, "chk_seq", s, "ESeqNum on payload flits, 0 on control flits", mux(id("h_payload"), id("eseq"), dec(s, 0)));
-        id("chk_seq")
+    // ---------------- RX: CRC and check stages ----------------
+    rx1.push(Item::comment("RX CRC stage: the CRC of the corrected header and payload without sequence number (the generator's network)."));
+    rx1.push(Item::wire("dec_crc", 64, ""));
+    rx1.push(instance(n_crc, "u_crc_rx", vec![("data", Expr::slice("dec_msg", CRC_DATA_BITS - 1, 0)), ("seq", dec(s, 0)), ("crc", id("dec_crc"))]));
+    rx1.push(Item::comment("RX check stage: the received CRC against the computed one, the sequence number's columns added."));
+    wire(&mut rx1, "rc_syndrome", 64, "CRC(data, 0) ^ received CRC: zero iff a flit without ISN checks", Expr::bin(BinOp::Xor, id("rc_crc"), Expr::slice("rc_msg", MSG_BITS - 1, CRC_DATA_BITS)));
+    if rxl {
+        let isn = |seq: &str| {
+            let column = |k: u32| and(Expr::Repeat(64, Box::new(Expr::bit(seq, k))), id(&format!("ISN_COLUMN_{k}")));
+            (1..s).fold(column(0), |acc, k| Expr::bin(BinOp::Xor, acc, column(k)))
+        };
+        wire(&mut rx1, "isn_now", 64, "what ESeqNum XORs into a payload flit's CRC", isn("eseq"));
+        wire(&mut rx1, "isn_next", 64, "what ESeqNum + 1 XORs into it", isn("eseq_next"));
+    }
+
+    // ---------------- RX decision ----------------
+    let mut c = vec![Item::comment("RX decision: on the checked flit (against ESeqNum for rxl payload flits).")];
+    wire(&mut c, "h_fsn", s, "received FSN", Expr::slice("rd_msg", 9, 0));
+    wire(&mut c, "h_cmd", 2, "received ReplayCmd", Expr::slice("rd_msg", 11, 10));
+    wire(&mut c, "h_payload", 1, "received flit type is payload (1)", eq(Expr::slice("rd_msg", 15, 12), id("FLIT_TYPE_PAYLOAD")));
+    if rxl {
+        wire(
+            &mut c,
+            "crc_ok",
+            1,
+            "the CRC matches: a delivery last cycle advanced ESeqNum after the check stage compared",
+            mux(id("m_valid_q"), id("rd_crc_ok_next"), id("rd_crc_ok_now")),
+        );
     } else {
-        dec(s, 0) // cxl_baseline: no sequence number in the CRC
-    };
-    c.push(Item::wire("crc_ok", 1, "the CRC matches"));
-    c.push(instance(
-        n_check,
-        "u_crc_check",
-        vec![("data", Expr::slice("d_msg", CRC_DATA_BITS - 1, 0)), ("seq", chk_seq), ("crc_in", Expr::slice("d_msg", MSG_BITS - 1, CRC_DATA_BITS)), ("ok", id("crc_ok"))],
-    ));
-    wire(&mut c, "good", 1, "a correctable flit whose CRC checks", and(and(id("d_valid"), id("d_uncorrectable").not()), id("crc_ok")));
-    wire(&mut c, "bad", 1, "corrupted, or (rxl) out of sequence", and(id("d_valid"), id("good").not()));
+        wire(&mut c, "crc_ok", 1, "the CRC matches", id("rd_crc_ok"));
+    }
+    wire(&mut c, "good", 1, "a correctable flit whose CRC checks", and(and(id("rd_valid"), id("rd_uncorrectable").not()), id("crc_ok")));
+    wire(&mut c, "bad", 1, "corrupted, or (rxl) out of sequence", and(id("rd_valid"), id("good").not()));
     wire(&mut c, "h_has_ack", 1, "ReplayCmd is ACK or NACK", or(eq(id("h_cmd"), id("REPLAY_CMD_ACK")), eq(id("h_cmd"), id("REPLAY_CMD_NACK"))));
     if rxl {
         wire(&mut c, "deliver", 1, "the ISN proved SeqNum == ESeqNum", and(id("good"), id("h_payload")));
@@ -353,8 +402,13 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
         body.push(Stmt::If(id("replay_taken"), vec![Stmt::set(id("replay_start"), Expr::one())], vec![Stmt::when(id("payload"), vec![Stmt::set(id("replay_start"), Expr::zero())])]));
     }
     body.push(Stmt::Comment("RX".into()));
-    body.push(Stmt::set(id("d_valid"), id("rx_valid")));
-    body.push(Stmt::when(id("deliver"), vec![Stmt::set(id("eseq"), add(id("eseq"), dec(s, 1)))]));
+    body.push(Stmt::set(id("rc_valid"), id("dec_valid")));
+    body.push(Stmt::set(id("rd_valid"), id("rc_valid")));
+    if rxl {
+        body.push(Stmt::when(id("deliver"), vec![Stmt::set(id("eseq"), id("eseq_next")), Stmt::set(id("eseq_next"), add(id("eseq_next"), dec(s, 1)))]));
+    } else {
+        body.push(Stmt::when(id("deliver"), vec![Stmt::set(id("eseq"), add(id("eseq"), dec(s, 1)))]));
+    }
     body.push(Stmt::set(id("discard"), mux(id("deliver"), dec(1, 0), or(id("discard"), id("trigger_nack")))));
     body.push(Stmt::set(id("nack_timer"), mux(or(or(id("discard").not(), id("deliver")), id("renack")), dec(w_nt, 0), add(id("nack_timer"), dec(w_nt, 1)))));
     body.push(Stmt::set(id("nack_pending"), or(or(id("trigger_nack"), id("renack")), and(and(id("nack_pending"), id("nack_sent").not()), id("deliver").not()))));
@@ -370,9 +424,9 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
     for (n, inc, doc) in [
         ("cnt_flits_sent_q", and(id("t1_valid"), id("tx_ready")), "flits transferred"),
         ("cnt_replays_q", id("replay_taken"), "replays started"),
-        ("cnt_crc_fail_q", and(id("d_valid"), id("crc_ok").not()), "CRC failures"),
-        ("cnt_fec_corrected_q", and(id("d_valid"), id("d_corrected")), "FEC corrections"),
-        ("cnt_fec_uncorrectable_q", and(id("d_valid"), id("d_uncorrectable")), "FEC uncorrectable flits"),
+        ("cnt_crc_fail_q", and(id("rd_valid"), id("crc_ok").not()), "CRC failures"),
+        ("cnt_fec_corrected_q", and(id("rd_valid"), id("rd_corrected")), "FEC corrections"),
+        ("cnt_fec_uncorrectable_q", and(id("rd_valid"), id("rd_uncorrectable")), "FEC uncorrectable flits"),
         ("cnt_nacks_sent_q", id("nack_sent"), "NACKs sent"),
     ] {
         counter(&mut counters_regs, &mut counters_reset, &mut counters_body, n, cb, inc, id("CNT_MAX"), doc);
@@ -395,10 +449,28 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
             Stmt::set(id("ctl_cmd"), id("h_cmd")),
             Stmt::set(id("ctl_fsn"), id("h_fsn")),
             Stmt::set(id("rq_seq"), id("replay_seq")),
-            Stmt::when(id("rx_valid"), vec![Stmt::set(id("d_msg"), id("dec_msg")), Stmt::set(id("d_corrected"), id("dec_corrected")), Stmt::set(id("d_uncorrectable"), id("dec_uncorrectable"))]),
-            Stmt::when(id("deliver"), vec![Stmt::set(id("m_payload_q"), Expr::slice("d_msg", CRC_DATA_BITS - 1, 16))]),
+            Stmt::when(id("deliver"), vec![Stmt::set(id("m_payload_q"), Expr::slice("rd_msg", CRC_DATA_BITS - 1, 16))]),
         ],
     });
+    items.push(Item::comment("RX pipeline data registers (no reset; the valid flags above qualify them)."));
+    let mut rx_data = vec![
+        Stmt::set(id("rc_msg"), id("dec_msg")),
+        Stmt::set(id("rc_corrected"), id("dec_corrected")),
+        Stmt::set(id("rc_uncorrectable"), id("dec_uncorrectable")),
+        Stmt::set(id("rc_crc"), id("dec_crc")),
+        Stmt::set(id("rd_msg"), Expr::slice("rc_msg", CRC_DATA_BITS - 1, 0)),
+        Stmt::set(id("rd_corrected"), id("rc_corrected")),
+        Stmt::set(id("rd_uncorrectable"), id("rc_uncorrectable")),
+    ];
+    if rxl {
+        let checks = |isn: &str| Expr::red(UnOp::RedNor, Expr::bin(BinOp::Xor, id("rc_syndrome"), mux(id("rc_payload"), id(isn), dec(64, 0))));
+        rx_data.push(Stmt::set(id("rc_payload"), eq(Expr::slice("dec_msg", 15, 12), id("FLIT_TYPE_PAYLOAD"))));
+        rx_data.push(Stmt::set(id("rd_crc_ok_now"), checks("isn_now")));
+        rx_data.push(Stmt::set(id("rd_crc_ok_next"), checks("isn_next")));
+    } else {
+        rx_data.push(Stmt::set(id("rd_crc_ok"), Expr::red(UnOp::RedNor, id("rc_syndrome"))));
+    }
+    items.push(Item::AlwaysFf { reset: None, body: rx_data });
     for (p, r) in [
         ("s_ready", "rb_push_ready"),
         ("tx_valid", "t1_valid"),
@@ -416,8 +488,8 @@ fn endpoint(b: &RxlEndpointBlock, design: &DesignInfo, names: &[String]) -> Gene
     items.push(super::props::properties(b, design, s));
 
     GeneratedModule {
-        module: Module { name: names[5].clone(), ports, items, reset: Some(design.reset) },
-        latency: 2,
+        module: Module { name: names[4].clone(), ports, items, reset: Some(design.reset) },
+        latency: super::RX_LATENCY,
         summary: format!(
             "Full-duplex {} link endpoint for 256-byte flits: payloads numbered and kept in a {}-entry go-back-N replay buffer, {} CRC with {} FEC on the wire, in-order delivery with NACK on any lost or corrupted flit, ACKs coalesced every {} flits.",
             if rxl { "RXL (implicit sequence number)" } else { "CXL 3.0 baseline (explicit FSN)" },

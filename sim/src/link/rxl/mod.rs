@@ -255,7 +255,7 @@ impl CampaignConfig {
 
     /// The shortest retry loop `switches` switch levels allow with every link at least one
     /// cycle long in each direction: the endpoints' loop overhead, each switch twice, and the
-    /// links (four switches: 66 + 10 = 76 flits).
+    /// links (four switches: 74 + 10 = 84 flits).
     pub fn shortest_retry_loop(switches: usize) -> u32 {
         let links = switches as u32 + 1;
         ENDPOINT_LOOP_OVERHEAD + 2 * SWITCH_LATENCY * switches as u32 + 2 * links

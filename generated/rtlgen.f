@@ -70,13 +70,11 @@ rtl/rtlgen_rxl_sw_link_tx.v
 rtl/rtlgen_ram_1r1w_128x256.v
 rtl/rtlgen_sue_pk.v
 rtl/rtlgen_ram_1r1w_128x128.v
-rtl/rtlgen_ram_1r1w_async_20x64.v
 rtl/rtlgen_sue_ep_transport.v
 rtl/rtlgen_sue_ep.v
 rtl/rtlgen_recxl_map.v
 rtl/rtlgen_ram_1r1w_512x16.v
 rtl/rtlgen_recxl_lu.v
 rtl/rtlgen_ram_1r1w_64x64.v
-rtl/rtlgen_ram_1r1w_66x64.v
 rtl/rtlgen_genz_llr.v
 rtl/rtlgen_cdc_fifo.v

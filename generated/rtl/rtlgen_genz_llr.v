@@ -407,20 +407,23 @@ module rtlgen_genz_llr (
         .rd_data (tx_q)
     );
 
-    // receive FIFO: {vc, last, beat}: rtlgen_ram_1r1w_66x64 (registered read).
+    // receive FIFO: the beat: rtlgen_ram_1r1w_64x64 (registered read).
     wire rx_write; // the EE beat is written into the receive FIFO
-    wire rx_vc_now; // VC of the packet: byte 0 [vc_bits-1:0] of its first beat
     wire [63:0] rx_in_data; // the registered beat
-    wire [65:0] rx_q; // receive RAM read register: word rx_rd
-    rtlgen_ram_1r1w_66x64 u_rx_ram (
+    wire [63:0] rx_q; // receive RAM read register: the beat of word rx_rd
+    rtlgen_ram_1r1w_64x64 u_rx_ram (
         .clk     (clk),
         .wr_en   (rx_write),
         .wr_addr (rx_wr[5:0]),
-        .wr_data ({rx_vc_now, rx_in_last, rx_in_data}),
+        .wr_data (rx_in_data),
         .rd_en   (1'd1),
         .rd_addr (rx_rd_n[5:0]),
         .rd_data (rx_q)
     );
+
+    // Receive FIFO flags (read at the registered pointer and the one after it: no block RAM).
+    reg [1:0] rx_flags [0:63]; // receive FIFO: {vc, last} of each word
+    reg [1:0] rx_q_flags; // {vc, last} of word rx_rd, registered with rx_q
     reg [15:0] cnt_ee_sent_q;
     reg [15:0] cnt_ee_resent_q;
     reg [15:0] cnt_ee_delivered_q;
@@ -1968,6 +1971,7 @@ module rtlgen_genz_llr (
     assign rx_bad_now = rx_bad | ((~rx_first) & (rx_in_user != rx_mark));
     wire ecrc_fail; // the ECRC in the last 4 bytes differs
     assign ecrc_fail = |ecrc_diff;
+    wire rx_vc_now; // VC of the packet: byte 0 [vc_bits-1:0] of its first beat
     assign rx_vc_now = rx_first ? rx_in_data[0] : rx_vc;
     wire rx_vc_ok; // the VC exists
     assign rx_vc_ok = 1'd1;
@@ -2738,7 +2742,7 @@ module rtlgen_genz_llr (
         ack_moved = 1'd0;
         // Receive: delivery; credits return as delivered-packet counts per VC.
         if (m_fire) begin
-            if (rx_q[64]) begin
+            if (rx_q_flags[0]) begin
                 if (delivered_since_ack == ACK_LAST) begin
                     delivered_since_ack_n = 1'd0;
                 end else begin
@@ -2906,7 +2910,7 @@ module rtlgen_genz_llr (
         pend_ack_n = pend_ack;
         // Receive: delivery; credits return as delivered-packet counts per VC.
         if (m_fire) begin
-            if (rx_q[64]) begin
+            if (rx_q_flags[0]) begin
                 if (delivered_since_ack == ACK_LAST) begin
                     pend_ack_n = 1'd1;
                 end
@@ -3462,11 +3466,11 @@ module rtlgen_genz_llr (
         // Receive: delivery; credits return as delivered-packet counts per VC.
         if (m_fire) begin
             rx_rd_n = rx_rd + 7'd1;
-            if (rx_q[64]) begin
-                if (rx_q[65:65] == 1'd0) begin
+            if (rx_q_flags[0]) begin
+                if (rx_q_flags[1:1] == 1'd0) begin
                     delivered0_n = delivered0 + 8'd1;
                 end
-                if (rx_q[65:65] == 1'd1) begin
+                if (rx_q_flags[1:1] == 1'd1) begin
                     delivered1_n = delivered1 + 8'd1;
                 end
             end
@@ -3628,7 +3632,7 @@ module rtlgen_genz_llr (
         inc_ecrc_errors = ee_end & ecrc_fail;
         // Receive: delivery; credits return as delivered-packet counts per VC.
         if (m_fire) begin
-            if (rx_q[64]) begin
+            if (rx_q_flags[0]) begin
                 inc_ee_delivered = 1'd1;
             end
         end
@@ -3796,6 +3800,19 @@ module rtlgen_genz_llr (
             end
         end
     end
+    wire [5:0] rx_rd_after; // the receive FIFO word after rx_rd
+    assign rx_rd_after = rx_rd[5:0] + 6'd1;
+    wire [1:0] rx_flags_at; // flags of word rx_rd
+    assign rx_flags_at = rx_flags[rx_rd[5:0]];
+    wire [1:0] rx_flags_after; // flags of the word after it
+    assign rx_flags_after = rx_flags[rx_rd_after];
+    always @(posedge clk) begin
+        // Receive FIFO flags: the same write, and word rx_rd_n's flags into rx_q_flags (read-first, like the RAM).
+        if (rx_write) begin
+            rx_flags[rx_wr[5:0]] <= {rx_vc_now, rx_in_last};
+        end
+        rx_q_flags <= m_fire ? rx_flags_after : rx_flags_at;
+    end
 
     // Outputs.
     // verilator lint_off UNUSED
@@ -3803,10 +3820,10 @@ module rtlgen_genz_llr (
     assign tkeep_unused = ^{s_axis_tkeep, s_axis_link_tkeep};
     // verilator lint_on UNUSED
     assign s_axis_tready = s_ready;
-    assign m_axis_tdata = rx_q[63:0];
+    assign m_axis_tdata = rx_q;
     assign m_axis_tkeep = 8'hff;
-    assign m_axis_tlast = rx_q[64];
-    assign m_axis_tuser = rx_q[65];
+    assign m_axis_tlast = rx_q_flags[0];
+    assign m_axis_tuser = rx_q_flags[1];
     assign m_axis_tvalid = m_valid;
     assign m_axis_link_tdata = out_data;
     assign m_axis_link_tkeep = 8'hff;

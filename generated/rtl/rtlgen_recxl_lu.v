@@ -42,13 +42,15 @@
 //   free_lag = 1: at a commit the unit frees the previous epoch's snapshot (H6).
 //   One log read outstanding. Release: each row's eligibility (releasable, and its E) is
 //   registered (r<i>_rq, r<i>_e), per source its row of those is registered as a candidate
-//   (rc<s>_*), and the release engine picks among the candidates, so a row is picked three
-//   cycles after its VAL at the earliest (VAL in cycle t, row VALID from t + 1, eligibility
-//   registered from t + 2, candidate from t + 3, first record offered at t + 4); back-to-back
-//   releases keep their spacing (one record per cycle, the row freed one cycle after its last
-//   record). Counters count their events one cycle late (registered events), so stat_data
-//   shows an event three cycles after it (event cycle t, counted at t + 2, read out at t + 3
-//   for a stat_sel held since t + 2).
+//   (rc<s>_*) with the comparisons of the candidates' E inside each group of four sources
+//   (rc<a>_le<b>), and the release engine picks among the candidates (a one-hot select from
+//   those comparisons; with more than four sources the group winners meet in a tournament), so
+//   a row is picked three cycles after its VAL at the earliest (VAL in cycle t, row VALID from
+//   t + 1, eligibility registered from t + 2, candidate from t + 3, first record offered at t
+//   + 4); back-to-back releases keep their spacing (one record per cycle, the row freed one
+//   cycle after its last record). Counters count their events one cycle late (registered
+//   events), so stat_data shows an event three cycles after it (event cycle t, counted at t +
+//   2, read out at t + 3 for a stat_sel held since t + 2).
 //   Configuration inputs: cfg_node_id is static (change it only in reset). cfg_failed_mask may
 //   gain bits in any cycle (the CM sets them at Interrupt, before the unit can quiesce) and
 //   never loses any. cfg_dump_base and cfg_dump_limit may change only while st_dump_busy is
@@ -496,6 +498,12 @@ module rtlgen_recxl_lu (
     reg [25:0] rc3_line;
     reg rc3_head;
     reg [15:0] rc3_csn;
+    reg rc0_le1; // CN 0's candidate E is at most CN 1's
+    reg rc0_le2; // CN 0's candidate E is at most CN 2's
+    reg rc0_le3; // CN 0's candidate E is at most CN 3's
+    reg rc1_le2; // CN 1's candidate E is at most CN 2's
+    reg rc1_le3; // CN 1's candidate E is at most CN 3's
+    reg rc2_le3; // CN 2's candidate E is at most CN 3's
 
     // Per row: source's next TS and eligibility time, releasable, VAL match, failed source.
     wire [7:0] r0_nts;
@@ -906,60 +914,32 @@ module rtlgen_recxl_lu (
         | r14_rel
         | r15_rel;
 
-    // Release pick: the registered candidate with the smallest {E, source} (eligibility order, H3).
-    wire pick1_0_t;
-    assign pick1_0_t = rc1_v & ((!rc0_v) | ({rc1_e, 2'd1} < {rc0_e, 2'd0}));
-    wire pick1_0_v;
-    assign pick1_0_v = rc0_v | rc1_v;
-    wire [33:0] pick1_0_k;
-    assign pick1_0_k = pick1_0_t ? {rc1_e, 2'd1} : {rc0_e, 2'd0};
-    wire [3:0] pick1_0_row;
-    assign pick1_0_row = pick1_0_t ? rc1_row : rc0_row;
-    wire [15:0] pick1_0_mask;
-    assign pick1_0_mask = pick1_0_t ? rc1_mask : rc0_mask;
-    wire pick1_0_core;
-    assign pick1_0_core = pick1_0_t ? rc1_core : rc0_core;
-    wire [25:0] pick1_0_line;
-    assign pick1_0_line = pick1_0_t ? rc1_line : rc0_line;
-    wire pick1_0_head;
-    assign pick1_0_head = pick1_0_t ? rc1_head : rc0_head;
-    wire [15:0] pick1_0_csn;
-    assign pick1_0_csn = pick1_0_t ? rc1_csn : rc0_csn;
-    wire pick1_1_t;
-    assign pick1_1_t = rc3_v & ((!rc2_v) | ({rc3_e, 2'd3} < {rc2_e, 2'd2}));
-    wire pick1_1_v;
-    assign pick1_1_v = rc2_v | rc3_v;
-    wire [33:0] pick1_1_k;
-    assign pick1_1_k = pick1_1_t ? {rc3_e, 2'd3} : {rc2_e, 2'd2};
-    wire [3:0] pick1_1_row;
-    assign pick1_1_row = pick1_1_t ? rc3_row : rc2_row;
-    wire [15:0] pick1_1_mask;
-    assign pick1_1_mask = pick1_1_t ? rc3_mask : rc2_mask;
-    wire pick1_1_core;
-    assign pick1_1_core = pick1_1_t ? rc3_core : rc2_core;
-    wire [25:0] pick1_1_line;
-    assign pick1_1_line = pick1_1_t ? rc3_line : rc2_line;
-    wire pick1_1_head;
-    assign pick1_1_head = pick1_1_t ? rc3_head : rc2_head;
-    wire [15:0] pick1_1_csn;
-    assign pick1_1_csn = pick1_1_t ? rc3_csn : rc2_csn;
-    wire pick_t;
-    assign pick_t = pick1_1_v & ((!pick1_0_v) | (pick1_1_k < pick1_0_k));
+    // Release pick: the registered candidate with the smallest {E, source} (eligibility order, H3), from the registered E comparisons.
+    wire [3:0] pick_oh;
+    assign pick_oh = {
+        rc3_v & ((!rc0_v) | (!rc0_le3)) & ((!rc1_v) | (!rc1_le3)) & ((!rc2_v) | (!rc2_le3)),
+        rc2_v & ((!rc0_v) | (!rc0_le2)) & ((!rc1_v) | (!rc1_le2)) & ((!rc3_v) | rc2_le3),
+        rc1_v & ((!rc0_v) | (!rc0_le1)) & ((!rc2_v) | rc1_le2) & ((!rc3_v) | rc1_le3),
+        rc0_v & ((!rc1_v) | rc0_le1) & ((!rc2_v) | rc0_le2) & ((!rc3_v) | rc0_le3)
+    };
     wire pick_v;
-    assign pick_v = pick1_0_v | pick1_1_v;
-    wire [33:0] pick_k;
-    assign pick_k = pick_t ? pick1_1_k : pick1_0_k;
-    assign pick_row = pick_t ? pick1_1_row : pick1_0_row;
+    assign pick_v = rc0_v | rc1_v | rc2_v | rc3_v;
+    wire [1:0] pick_idx; // the chosen candidate's place in its group
+    assign pick_idx[0] = ^(pick_oh & 4'ha);
+    assign pick_idx[1] = ^(pick_oh & 4'hc);
+    wire [31:0] pick_e;
+    assign pick_e = (rc0_e & {32{pick_oh[0]}}) | (rc1_e & {32{pick_oh[1]}}) | (rc2_e & {32{pick_oh[2]}}) | (rc3_e & {32{pick_oh[3]}});
+    assign pick_row = (rc0_row & {4{pick_oh[0]}}) | (rc1_row & {4{pick_oh[1]}}) | (rc2_row & {4{pick_oh[2]}}) | (rc3_row & {4{pick_oh[3]}});
     wire [15:0] pick_mask;
-    assign pick_mask = pick_t ? pick1_1_mask : pick1_0_mask;
+    assign pick_mask = (rc0_mask & {16{pick_oh[0]}}) | (rc1_mask & {16{pick_oh[1]}}) | (rc2_mask & {16{pick_oh[2]}}) | (rc3_mask & {16{pick_oh[3]}});
     wire pick_core;
-    assign pick_core = pick_t ? pick1_1_core : pick1_0_core;
+    assign pick_core = (rc0_core & pick_oh[0]) | (rc1_core & pick_oh[1]) | (rc2_core & pick_oh[2]) | (rc3_core & pick_oh[3]);
     wire [25:0] pick_line;
-    assign pick_line = pick_t ? pick1_1_line : pick1_0_line;
+    assign pick_line = (rc0_line & {26{pick_oh[0]}}) | (rc1_line & {26{pick_oh[1]}}) | (rc2_line & {26{pick_oh[2]}}) | (rc3_line & {26{pick_oh[3]}});
     wire pick_head;
-    assign pick_head = pick_t ? pick1_1_head : pick1_0_head;
+    assign pick_head = (rc0_head & pick_oh[0]) | (rc1_head & pick_oh[1]) | (rc2_head & pick_oh[2]) | (rc3_head & pick_oh[3]);
     wire [15:0] pick_csn;
-    assign pick_csn = pick_t ? pick1_1_csn : pick1_0_csn;
+    assign pick_csn = (rc0_csn & {16{pick_oh[0]}}) | (rc1_csn & {16{pick_oh[1]}}) | (rc2_csn & {16{pick_oh[2]}}) | (rc3_csn & {16{pick_oh[3]}});
 
     // Gap-skip tournament: the winner's source and timestamp ride along; its key is not needed.
     wire gs1_0_t;
@@ -1241,10 +1221,6 @@ module rtlgen_recxl_lu (
     assign pick_fire = (!rel_busy_q) & pick_v & fetch_idle;
     wire gap_fire;
     assign gap_fire = (!rel_busy_q) & fetch_idle & (!any_rel) & gs_v;
-    wire [1:0] pick_node;
-    assign pick_node = pick_k[1:0];
-    wire [31:0] pick_e;
-    assign pick_e = pick_k[33:2];
     wire rel_free;
     assign rel_free = rel_busy_q & (rel_mask_q == 16'd0);
     wire log_full;
@@ -2132,6 +2108,12 @@ module rtlgen_recxl_lu (
             rc3_line <= 26'd0;
             rc3_head <= 1'd0;
             rc3_csn <= 16'd0;
+            rc0_le1 <= 1'd0;
+            rc0_le2 <= 1'd0;
+            rc0_le3 <= 1'd0;
+            rc1_le2 <= 1'd0;
+            rc1_le3 <= 1'd0;
+            rc2_le3 <= 1'd0;
             ev0_q <= 1'd0;
             cnt0_q <= 16'd0;
             cnt0_q_ones <= 3'd0;
@@ -2595,25 +2577,25 @@ module rtlgen_recxl_lu (
                                     ? (disc_row[1] ? (disc_row[0] ? r7_head : r6_head) : (disc_row[0] ? r5_head : r4_head))
                                     : (disc_row[1] ? (disc_row[0] ? r3_head : r2_head) : (disc_row[0] ? r1_head : r0_head))))
                     });
-            if (pick_fire & (pick_node == 2'd0)) begin
+            if (pick_fire & (pick_idx == 2'd0)) begin
                 s0_nts <= s0_nts + 8'd1;
                 s0_el <= pick_e;
             end else if (gap_fire & (gs_node == 2'd0)) begin
                 s0_nts <= gs_ts;
             end
-            if (pick_fire & (pick_node == 2'd1)) begin
+            if (pick_fire & (pick_idx == 2'd1)) begin
                 s1_nts <= s1_nts + 8'd1;
                 s1_el <= pick_e;
             end else if (gap_fire & (gs_node == 2'd1)) begin
                 s1_nts <= gs_ts;
             end
-            if (pick_fire & (pick_node == 2'd2)) begin
+            if (pick_fire & (pick_idx == 2'd2)) begin
                 s2_nts <= s2_nts + 8'd1;
                 s2_el <= pick_e;
             end else if (gap_fire & (gs_node == 2'd2)) begin
                 s2_nts <= gs_ts;
             end
-            if (pick_fire & (pick_node == 2'd3)) begin
+            if (pick_fire & (pick_idx == 2'd3)) begin
                 s3_nts <= s3_nts + 8'd1;
                 s3_el <= pick_e;
             end else if (gap_fire & (gs_node == 2'd3)) begin
@@ -2685,6 +2667,12 @@ module rtlgen_recxl_lu (
             rc3_line <= rc3_d[42:17];
             rc3_head <= rc3_d[16:16];
             rc3_csn <= rc3_d[15:0];
+            rc0_le1 <= rc0_d[91:60] <= rc1_d[91:60];
+            rc0_le2 <= rc0_d[91:60] <= rc2_d[91:60];
+            rc0_le3 <= rc0_d[91:60] <= rc3_d[91:60];
+            rc1_le2 <= rc1_d[91:60] <= rc2_d[91:60];
+            rc1_le3 <= rc1_d[91:60] <= rc3_d[91:60];
+            rc2_le3 <= rc2_d[91:60] <= rc3_d[91:60];
             if (ack_push & (ack_wr_q == 2'd0)) begin
                 a0_node <= repl_src_node;
                 a0_core <= repl_src_core;
@@ -2730,7 +2718,7 @@ module rtlgen_recxl_lu (
                 rel_busy_q <= 1'd1;
                 rel_row_q <= pick_row;
                 rel_mask_q <= pick_mask;
-                rel_node_q <= pick_node;
+                rel_node_q <= pick_idx;
                 rel_core_q <= pick_core;
                 rel_line_q <= pick_line;
                 rel_head_q <= pick_head;

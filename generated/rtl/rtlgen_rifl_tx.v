@@ -87,6 +87,9 @@ module rtlgen_rifl_tx (
     reg [8:0] init_cnt; // buffer fill counter; Init while init_cnt < 2^n
     reg [7:0] tx_id; // frame ID of the next new data frame (= oldest buffer entry)
     reg [9:0] rcnt; // retransmission procedure counter, 0 when none is under way
+    reg rbusy; // a retransmission procedure is under way (rcnt != 0)
+    reg r_last; // last slot of the procedure (rcnt == RETRANS_LAST)
+    reg resend_slot; // rcnt is a resend slot: odd and below RESEND_END
     reg fc_asked; // the far end was sent a flow-control pause and no resume yet
     reg prev_transfer; // the previous slot's state was Normal, Retrans or Send Retrans
     reg s1_ctrl; // stage 1: control frame
@@ -114,8 +117,6 @@ module rtlgen_rifl_tx (
     // The state: Fig. 4's priority function of the flags.
     wire init_done;
     assign init_done = init_cnt[8];
-    wire rbusy; // a retransmission procedure is under way
-    assign rbusy = rcnt != 10'd0;
     wire [2:0] st; // current state
     assign st = (~init_done)
         ? ST_INIT
@@ -143,9 +144,9 @@ module rtlgen_rifl_tx (
 
     // Retransmission procedure (2.5*2^n = 640 slots): r = 0 skips the oldest entry; odd r < 2*2^n-2 resend; other slots Idle or Retransmit Request.
     wire resend; // this slot resends buffer entry tx_id
-    assign resend = is_retr & rcnt[0] & (rcnt < RESEND_END);
-    wire r_last; // last slot of the procedure
-    assign r_last = rcnt == RETRANS_LAST;
+    assign resend = is_retr & resend_slot;
+    wire [9:0] rcnt_inc; // the counter's next value unless this is the last slot (never more than RETRANS_LAST + 1)
+    assign rcnt_inc = rcnt + 10'd1;
     wire [7:0] tx_id_inc;
     assign tx_id_inc = tx_id + 8'd1;
     wire [7:0] ctrl_code; // control code of this slot's control frame
@@ -1085,6 +1086,9 @@ module rtlgen_rifl_tx (
             init_cnt <= 9'd0;
             tx_id <= 8'd0;
             rcnt <= 10'd0;
+            rbusy <= 1'd0;
+            r_last <= 1'd0;
+            resend_slot <= 1'd0;
             fc_asked <= 1'd0;
             prev_transfer <= 1'd0;
             s1_ctrl <= 1'd1;
@@ -1105,7 +1109,10 @@ module rtlgen_rifl_tx (
                     tx_id <= tx_id_inc;
                 end
                 if (is_retr) begin
-                    rcnt <= r_last ? 10'd0 : (rcnt + 10'd1);
+                    rcnt <= r_last ? 10'd0 : rcnt_inc;
+                    rbusy <= ~r_last;
+                    r_last <= rcnt_inc == RETRANS_LAST;
+                    resend_slot <= rcnt_inc[0] & (rcnt_inc < RESEND_END);
                 end
                 if (is_norm) begin
                     if (need_pause) begin
@@ -1185,6 +1192,10 @@ module rtlgen_rifl_tx (
         // the procedure counter stays within its 2.5*2^n slots
         if (f_past_valid & (!rst)) begin
             p_rcnt_range: assert (rcnt <= RETRANS_LAST);
+        end
+        // the counter's registered decisions match it: rbusy is rcnt != 0, r_last is rcnt == RETRANS_LAST, resend_slot is rcnt odd and below RESEND_END
+        if (f_past_valid & (!rst)) begin
+            p_rcnt_flags: assert ((rbusy == (rcnt != 10'd0)) & (r_last == (rcnt == RETRANS_LAST)) & (resend_slot == (rcnt[0] & (rcnt < RESEND_END))));
         end
         // during a procedure tx_id is its first entry + 1 + the resends so far (oldest first, starting after the skipped entry)
         if (f_past_valid & (!rst) & rbusy) begin

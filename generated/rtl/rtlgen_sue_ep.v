@@ -47,6 +47,9 @@
 //   RX latency 3: as the transport's, from the last beat of a good in-order PDU taken on
 //   s_axis_rx to its first command beat on m_axis_cmd.
 //   tx_vc_pause pauses both the packer's VC selection and the transport's PDU starts.
+//   RX latency 3: the last beat of a good in-order data PDU taken on s_axis_rx in cycle T (the
+//   PDU's checks are registered at its tlast, its verdict commits it in T+1) gives its first
+//   command beat on m_axis_cmd in T+3 when that output is idle and its VC not paused.
 //   local_xpuid (input, 10 bits): this XPU's id, sent as the RH xpuid of every PDU and read
 //   when each PDU's RH is built; it must be below num_xpu (peers drop PDUs from an id >=
 //   num_xpu as header errors). Tie it to a strap or a register and change it only while rst is

@@ -41,6 +41,10 @@
 //   transport's m_axis_tx as the PDU's first beat in T+2 (the PDU is stored whole in its slot
 //   in T, decided in T+1, its first beat presented in T+2); the next PDU is decided in the
 //   cycle its predecessor's tail is taken, so PDUs leave back to back.
+//   Window: a first beat on s_axis_pdu is taken when its PSN space has a free slot by a
+//   registered check (the slots in use a cycle ago, plus a PDU stored since): a slot freed by
+//   an ACK, or by the end of its read for a retransmission, is offered a cycle later; PDUs
+//   into a window with room are still taken back to back.
 //   RX latency 3: the last beat of a good in-order data PDU taken on s_axis_rx in cycle T (the
 //   PDU's checks are registered at its tlast, its verdict commits it in T+1) gives its first
 //   command beat on m_axis_cmd in T+3 when that output is idle and its VC not paused.
@@ -274,8 +278,15 @@ module rtlgen_sue_ep_transport (
     assign s3_dc = s3_next[3:0] - cur_psn_q[3:0];
     wire [3:0] s3_used; // slots in use: from una, or from the PSN being read if older
     assign s3_used = ((rd_left_q != 5'd0) & (rd_s_q == 2'd3) & (s3_dc > s3_dn)) ? s3_dc : s3_dn;
-    wire [3:0] free_vec; // a slot is free per space
-    assign free_vec = {s3_used < WINDOW, s2_used < WINDOW, s1_used < WINDOW, s0_used < WINDOW};
+    wire [3:0] win_free; // a slot is free per space (now)
+    assign win_free = {s3_used < WINDOW, s2_used < WINDOW, s1_used < WINDOW, s0_used < WINDOW};
+    wire [3:0] win_free2; // two slots are free per space (now)
+    assign win_free2 = {(s3_used + 4'd1) < WINDOW, (s2_used + 4'd1) < WINDOW, (s1_used + 4'd1) < WINDOW, (s0_used + 4'd1) < WINDOW};
+    reg [3:0] win_free_q; // a slot was free per space, a cycle ago
+    reg [3:0] win_free2_q; // two slots were free per space, a cycle ago
+    reg [3:0] win_commit_q; // a PDU was committed per space, a cycle ago
+    wire [3:0] free_vec; // a slot is free per space: a cycle ago, less a slot committed since
+    assign free_vec = (win_commit_q & win_free2_q) | ((~win_commit_q) & win_free_q);
     wire [3:0] down_vec; // peer down per space
     assign down_vec = {s3_down, s2_down, s1_down, s0_down};
     wire down_first; // the first beat's space is down
@@ -381,6 +392,17 @@ module rtlgen_sue_ep_transport (
     always @(posedge clk) begin
         if (commit) begin
             meta[{s_cur, next_cur[1:0]}] <= {cum_new, n_cur, vc_cur};
+        end
+    end
+    always @(posedge clk) begin
+        if (rst) begin
+            win_free_q <= 4'd15;
+            win_free2_q <= 4'd15;
+            win_commit_q <= 4'd0;
+        end else begin
+            win_free_q <= win_free;
+            win_free2_q <= win_free2;
+            win_commit_q <= commit_oh;
         end
     end
 
@@ -1433,20 +1455,7 @@ module rtlgen_sue_ep_transport (
         .rd_addr (o_raddr),
         .rd_data (o_data_q)
     );
-
-    // per VC queue of committed PDUs {src[9:0], ncmds[9:0]}: rtlgen_ram_1r1w_async_20x64 (asynchronous read).
-    wire [19:0] mq_rd; // per VC queue of committed PDUs {src[9:0], ncmds[9:0]}: the word at the read address
-    wire [5:0] mq_waddr;
-    wire [1:0] ov2; // VC picked
-    wire [4:0] o_mh; // PDU queue head of the picked VC
-    rtlgen_ram_1r1w_async_20x64 u_mq (
-        .clk     (clk),
-        .wr_en   (r_accept),
-        .wr_addr (mq_waddr),
-        .wr_data ({r_xpu, {5'd0, rv_nc_q}}),
-        .rd_addr ({ov2[0:0], o_mh}),
-        .rd_data (mq_rd)
-    );
+    reg [19:0] mq [0:63]; // per VC queue of committed PDUs {src[9:0], ncmds[9:0]}
     reg o_valid_q; // m_axis_cmd_tvalid
     reg o_last_q; // m_axis_cmd_tlast
     reg [1:0] o_left_q; // beats of the command still to load
@@ -1463,6 +1472,7 @@ module rtlgen_sue_ep_transport (
     assign ov_oh = ov_src & ((~ov_src) + 2'd1);
     wire ov_idx; // index of the pick
     assign ov_idx = ^(ov_oh & 2'h2);
+    wire [1:0] ov2; // VC picked
     assign ov2 = {1'd0, ov_idx};
     wire adv_o;
     assign adv_o = (~o_valid_q) | m_axis_cmd_tready;
@@ -1474,14 +1484,25 @@ module rtlgen_sue_ep_transport (
     assign o_vr = issue_o ? o_v_q : ov2;
     wire [5:0] o_rp; // its read pointer
     assign o_rp = ({6{o_vr == 2'd0}} & v0_rp) | ({6{o_vr == 2'd1}} & v1_rp);
-    assign o_mh = ({5{ov2 == 2'd0}} & v0_mh) | ({5{ov2 == 2'd1}} & v1_mh);
-    wire [4:0] o_hd;
-    assign o_hd = ({5{ov2 == 2'd0}} & v0_hd) | ({5{ov2 == 2'd1}} & v1_hd);
-    wire o_pop; // the head PDU's last command starts
-    assign o_pop = decide_o & ({5'd0, o_hd + 5'd1} == mq_rd[9:0]);
+    reg [19:0] v0_hm; // head PDU {src, ncmds}: a copy of its PDU queue entry (while one is queued)
+    reg [19:0] v1_hm; // head PDU {src, ncmds}: a copy of its PDU queue entry (while one is queued)
+    wire [9:0] o_src; // source of the picked VC's head PDU
+    assign o_src = ({10{ov2 == 2'd0}} & v0_hm[19:10]) | ({10{ov2 == 2'd1}} & v1_hm[19:10]);
+    wire v0_last; // the head PDU's next command is its last
+    assign v0_last = {5'd0, v0_hd + 5'd1} == v0_hm[9:0];
+    wire v1_last; // the head PDU's next command is its last
+    assign v1_last = {5'd0, v1_hd + 5'd1} == v1_hm[9:0];
     assign o_raddr = {o_vr[0:0], o_rp};
     assign o_read = issue_o | decide_o;
+    wire [5:0] mq_waddr;
     assign mq_waddr = {r_vc[0:0], ({5{r_vc == 2'd0}} & v0_mt) | ({5{r_vc == 2'd1}} & v1_mt)};
+    wire [19:0] mq_wdata; // PDU queue entry of the PDU at its verdict {src, ncmds}
+    assign mq_wdata = {r_xpu, {5'd0, rv_nc_q}};
+    always @(posedge clk) begin
+        if (r_accept) begin
+            mq[mq_waddr] <= mq_wdata;
+        end
+    end
     always @(posedge clk) begin
         if (rst) begin
             o_valid_q <= 1'd0;
@@ -1500,7 +1521,7 @@ module rtlgen_sue_ep_transport (
                 o_left_q <= 2'd1;
                 o_last_q <= 1'd0;
                 o_v_q <= ov2;
-                o_src_q <= mq_rd[19:10];
+                o_src_q <= o_src;
                 o_rr_q <= ov_idx;
             end else if (adv_o) begin
                 o_valid_q <= 1'd0;
@@ -1515,10 +1536,12 @@ module rtlgen_sue_ep_transport (
     assign v0_acc = r_accept & (r_vc == 2'd0);
     wire v0_rd;
     assign v0_rd = o_read & (o_vr == 2'd0);
-    wire v0_pop;
-    assign v0_pop = o_pop & (ov2 == 2'd0);
-    wire v0_dec;
+    wire v0_dec; // a command of this VC starts
     assign v0_dec = decide_o & (ov2 == 2'd0);
+    wire v0_pop; // the head PDU's last command starts
+    assign v0_pop = v0_dec & v0_last;
+    wire [19:0] v0_nm; // the PDU queue entry after the head
+    assign v0_nm = mq[{1'd0, v0_mh + 5'd1}];
     always @(posedge clk) begin
         if (rst) begin
             v0_wp <= 6'd0;
@@ -1528,6 +1551,7 @@ module rtlgen_sue_ep_transport (
             v0_mt <= 5'd0;
             v0_mc <= 6'd0;
             v0_hd <= 5'd0;
+            v0_hm <= 20'd0;
         end else begin
             if (v0_acc) begin
                 v0_wp <= v0_wp + acc_ptr;
@@ -1541,6 +1565,11 @@ module rtlgen_sue_ep_transport (
             if (v0_pop) begin
                 v0_mh <= v0_mh + 5'd1;
             end
+            if (v0_pop) begin
+                v0_hm <= (v0_mc == 6'd1) ? mq_wdata : v0_nm;
+            end else if (v0_mc == 6'd0) begin
+                v0_hm <= mq_wdata;
+            end
             if (v0_dec) begin
                 v0_hd <= v0_pop ? 5'd0 : (v0_hd + 5'd1);
             end
@@ -1550,10 +1579,12 @@ module rtlgen_sue_ep_transport (
     assign v1_acc = r_accept & (r_vc == 2'd1);
     wire v1_rd;
     assign v1_rd = o_read & (o_vr == 2'd1);
-    wire v1_pop;
-    assign v1_pop = o_pop & (ov2 == 2'd1);
-    wire v1_dec;
+    wire v1_dec; // a command of this VC starts
     assign v1_dec = decide_o & (ov2 == 2'd1);
+    wire v1_pop; // the head PDU's last command starts
+    assign v1_pop = v1_dec & v1_last;
+    wire [19:0] v1_nm; // the PDU queue entry after the head
+    assign v1_nm = mq[{1'd1, v1_mh + 5'd1}];
     always @(posedge clk) begin
         if (rst) begin
             v1_wp <= 6'd0;
@@ -1563,6 +1594,7 @@ module rtlgen_sue_ep_transport (
             v1_mt <= 5'd0;
             v1_mc <= 6'd0;
             v1_hd <= 5'd0;
+            v1_hm <= 20'd0;
         end else begin
             if (v1_acc) begin
                 v1_wp <= v1_wp + acc_ptr;
@@ -1575,6 +1607,11 @@ module rtlgen_sue_ep_transport (
             v1_mc <= (v1_mc + {5'd0, v1_acc}) - {5'd0, v1_pop};
             if (v1_pop) begin
                 v1_mh <= v1_mh + 5'd1;
+            end
+            if (v1_pop) begin
+                v1_hm <= (v1_mc == 6'd1) ? mq_wdata : v1_nm;
+            end else if (v1_mc == 6'd0) begin
+                v1_hm <= mq_wdata;
             end
             if (v1_dec) begin
                 v1_hd <= v1_pop ? 5'd0 : (v1_hd + 5'd1);

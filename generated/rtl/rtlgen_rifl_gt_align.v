@@ -204,7 +204,7 @@ module rtlgen_rifl_gt_align (
             end
             if (frame_valid) begin
                 if (frame[0] ^ frame[1]) begin
-                    if (f_run < 4'd8) begin
+                    if (f_run < REPEAT) begin
                         f_run <= f_run + 4'd1;
                     end
                 end else begin
@@ -213,7 +213,7 @@ module rtlgen_rifl_gt_align (
             end
             if (aligned) begin
                 if (frame_valid) begin
-                    if (f_lock_frames < 4'd8) begin
+                    if (f_lock_frames < REPEAT) begin
                         f_lock_frames <= f_lock_frames + 4'd1;
                     end
                 end

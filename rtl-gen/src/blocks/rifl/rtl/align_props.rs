@@ -44,7 +44,7 @@ pub fn properties(design: &DesignInfo, f: u32, w: u32, repeat: u32) -> Item {
     // Legal frames in a row before this one, and frames since the lock rose.
     fm.items.push(Item::reg("f_run", cw, "legal SYNs in a row among the frames that left (saturating at REPEAT)"));
     fm.items.push(Item::reg("f_lock_frames", cw, "frames that left while aligned, from the one that locked (saturating at REPEAT)"));
-    let sat = |name: &str, width: u32, max: u64| Stmt::If(lt(id(name), dec(width, max)), vec![Stmt::set(id(name), add(id(name), dec(width, 1)))], vec![]);
+    let sat = |name: &str, width: u32, max: Expr| Stmt::If(lt(id(name), max), vec![Stmt::set(id(name), add(id(name), dec(width, 1)))], vec![]);
     fm.items.push(Item::AlwaysFf {
         reset: Some(vec![
             Stmt::set(id("f_gap"), dec(gw, 0)),
@@ -53,9 +53,9 @@ pub fn properties(design: &DesignInfo, f: u32, w: u32, repeat: u32) -> Item {
             Stmt::set(id("f_lock_frames"), dec(cw, 0)),
         ]),
         body: vec![
-            Stmt::If(id("frame_valid"), vec![Stmt::set(id("f_gap"), dec(gw, 0)), Stmt::set(id("f_seen"), Expr::one())], vec![sat("f_gap", gw, (r + 1) as u64)]),
-            Stmt::when(id("frame_valid"), vec![Stmt::If(legal.clone(), vec![sat("f_run", cw, repeat as u64)], vec![Stmt::set(id("f_run"), dec(cw, 0))])]),
-            Stmt::If(id("aligned"), vec![Stmt::when(id("frame_valid"), vec![sat("f_lock_frames", cw, repeat as u64)])], vec![Stmt::set(id("f_lock_frames"), dec(cw, 0))]),
+            Stmt::If(id("frame_valid"), vec![Stmt::set(id("f_gap"), dec(gw, 0)), Stmt::set(id("f_seen"), Expr::one())], vec![sat("f_gap", gw, dec(gw, (r + 1) as u64))]),
+            Stmt::when(id("frame_valid"), vec![Stmt::If(legal.clone(), vec![sat("f_run", cw, id("REPEAT"))], vec![Stmt::set(id("f_run"), dec(cw, 0))])]),
+            Stmt::If(id("aligned"), vec![Stmt::when(id("frame_valid"), vec![sat("f_lock_frames", cw, id("REPEAT"))])], vec![Stmt::set(id("f_lock_frames"), dec(cw, 0))]),
         ],
     });
 

@@ -46,7 +46,7 @@ const RIFL_RESEND_END_MUTANT: &str = "localparam [2:0] RESEND_END = 3'd4;";
 fn rifl_lane_tx_and_rx_hold_their_window_and_states_and_an_overlong_resend_is_caught() {
     let dir = tempfile::tempdir().expect("temp dir");
     let tree = generate(dir.path(), "rifl.toml", RIFL, "out_rifl", "frifl");
-    for (m, n) in [("frifl_rl_tx", 9), ("frifl_rl_rx", 11)] {
+    for (m, n) in [("frifl_rl_tx", 10), ("frifl_rl_rx", 11)] {
         let (code, t) = bmc(dir.path(), &tree, m, RIFL_DEPTH, &format!("work_{m}"));
         assert_eq!(code, Some(0), "{t}");
         assert!(row(&t, m).contains(&format!("| {n} | smtbmc-yices | bounded to depth {RIFL_DEPTH} (BMC")), "{t}");

@@ -199,12 +199,12 @@ module rtlgen_rifl_gt_align (
             if (frame_valid) begin
                 f_gap <= 3'd0;
                 f_seen <= 1'd1;
-            end else if (f_gap < 3'd5) begin
+            end else if (f_gap != 3'd5) begin
                 f_gap <= f_gap + 3'd1;
             end
             if (frame_valid) begin
                 if (frame[0] ^ frame[1]) begin
-                    if (f_run < REPEAT) begin
+                    if (f_run != REPEAT) begin
                         f_run <= f_run + 4'd1;
                     end
                 end else begin
@@ -212,10 +212,8 @@ module rtlgen_rifl_gt_align (
                 end
             end
             if (aligned) begin
-                if (frame_valid) begin
-                    if (f_lock_frames < REPEAT) begin
-                        f_lock_frames <= f_lock_frames + 4'd1;
-                    end
+                if (frame_valid & (f_lock_frames != REPEAT)) begin
+                    f_lock_frames <= f_lock_frames + 4'd1;
                 end
             end else begin
                 f_lock_frames <= 4'd0;

@@ -14,7 +14,7 @@
 //! - the counters: `good_q` within 0..REPEAT, `bad_q` below REPEAT and 0 while searching, a
 //!   dropped word only right after the slip that wrapped the offset to 0.
 
-use crate::hw::build::{add, and, bits_for, cat, clog2, dec, eq, ge, id, le, lt, ne, or};
+use crate::hw::build::{add, and, bits_for, cat, clog2, dec, eq, ge, id, le, lt, ne, or, sat_inc};
 use crate::hw::props::{running, Formal};
 use crate::hw::verilog::{Expr, Item, Stmt};
 use crate::info::DesignInfo;
@@ -44,7 +44,6 @@ pub fn properties(design: &DesignInfo, f: u32, w: u32, repeat: u32) -> Item {
     // Legal frames in a row before this one, and frames since the lock rose.
     fm.items.push(Item::reg("f_run", cw, "legal SYNs in a row among the frames that left (saturating at REPEAT)"));
     fm.items.push(Item::reg("f_lock_frames", cw, "frames that left while aligned, from the one that locked (saturating at REPEAT)"));
-    let sat = |name: &str, width: u32, max: Expr| Stmt::If(lt(id(name), max), vec![Stmt::set(id(name), add(id(name), dec(width, 1)))], vec![]);
     fm.items.push(Item::AlwaysFf {
         reset: Some(vec![
             Stmt::set(id("f_gap"), dec(gw, 0)),
@@ -53,9 +52,9 @@ pub fn properties(design: &DesignInfo, f: u32, w: u32, repeat: u32) -> Item {
             Stmt::set(id("f_lock_frames"), dec(cw, 0)),
         ]),
         body: vec![
-            Stmt::If(id("frame_valid"), vec![Stmt::set(id("f_gap"), dec(gw, 0)), Stmt::set(id("f_seen"), Expr::one())], vec![sat("f_gap", gw, dec(gw, (r + 1) as u64))]),
-            Stmt::when(id("frame_valid"), vec![Stmt::If(legal.clone(), vec![sat("f_run", cw, id("REPEAT"))], vec![Stmt::set(id("f_run"), dec(cw, 0))])]),
-            Stmt::If(id("aligned"), vec![Stmt::when(id("frame_valid"), vec![sat("f_lock_frames", cw, id("REPEAT"))])], vec![Stmt::set(id("f_lock_frames"), dec(cw, 0))]),
+            Stmt::If(id("frame_valid"), vec![Stmt::set(id("f_gap"), dec(gw, 0)), Stmt::set(id("f_seen"), Expr::one())], vec![sat_inc("f_gap", gw, dec(gw, (r + 1) as u64), None)]),
+            Stmt::when(id("frame_valid"), vec![Stmt::If(legal.clone(), vec![sat_inc("f_run", cw, id("REPEAT"), None)], vec![Stmt::set(id("f_run"), dec(cw, 0))])]),
+            Stmt::If(id("aligned"), vec![sat_inc("f_lock_frames", cw, id("REPEAT"), Some(id("frame_valid")))], vec![Stmt::set(id("f_lock_frames"), dec(cw, 0))]),
         ],
     });
 

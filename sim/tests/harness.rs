@@ -351,6 +351,24 @@ fn second_build_is_a_cache_hit() -> R {
     Ok(())
 }
 
+/// Every translation unit of a model reads the precompiled runtime headers, and g++ accepted
+/// them: with `-Winvalid-pch`, a precompiled header that does not fit a unit's flags (and is
+/// silently parsed again from source) leaves a warning in the build log.
+#[test]
+fn every_unit_reads_the_precompiled_runtime_headers() -> R {
+    let tree = fixture("basic");
+    for dut in [Dut::build_named(&tree, "fx_parity", "precompiled_headers")?, Dut::build_traced(&tree, "fx_counter")?] {
+        let log = std::fs::read_to_string(&dut.build_info().log).expect("the build log");
+        let units: Vec<&str> = log.lines().filter(|l| l.starts_with("$ ") && l.contains(" -c ")).collect();
+        assert!(units.len() >= 2, "a fast and a slow unit: {log}");
+        for unit in &units {
+            assert!(unit.contains("-Winvalid-pch -include ") && unit.contains("/rtlgen_pch.h "), "{unit}");
+        }
+        assert!(!log.contains("rtlgen_pch.h.gch"), "a precompiled header was refused:\n{log}");
+    }
+    Ok(())
+}
+
 /// A deliberately wrong model must make the comparison fail, with a precise message.
 #[test]
 fn scoreboard_catches_a_wrong_model() -> R {

@@ -29,10 +29,11 @@
 //!    register is free), XORed with its error values when it is corrected and correction is
 //!    not bypassed.
 
-use super::model::stream::{count_stages, DecTiming, COUNT_FANIN, COUNT_LEAF};
+use super::model::stream::{count_stages, DecTiming, StreamCode, COUNT_FANIN, COUNT_LEAF};
 use super::dec_ribm;
 use super::stream_common::{beat_ports, emit_linear, symbol, Linear};
 use super::RsFecBlock;
+use crate::blocks::rs_fec::Stream;
 use crate::hw::build::{add, and, bit_of, bits_for, cat, clog2, dec, eq, gt, id, if_else, localparam, mux, ne, or, set, set_id, sub, when, wire, zeros, zext};
 use crate::info::DesignInfo;
 use crate::hw::gf_net::{emit_sum, Term};
@@ -124,53 +125,218 @@ fn lin(f: &Gf2m, x: &str, e: i64) -> Term {
     Term::scaled(f, x, f.alpha(e))
 }
 
+/// What every section of the decoder reads: the code, its timing and the widths derived from
+/// them.
+struct Dec<'a> {
+    b: &'a RsFecBlock,
+    st: Stream,
+    code: StreamCode,
+    tm: DecTiming,
+    f: Gf2m,
+    /// P, N, t.
+    p: usize,
+    n: usize,
+    t: usize,
+    /// Symbol bits m.
+    m: u32,
+    beats: usize,
+    /// Padding lanes of the last beat.
+    pad: usize,
+    /// Beat-index, slot-index, beat-data, L and counter widths.
+    bw: u32,
+    slots: u64,
+    sb: u32,
+    dw: u32,
+    /// 2t.
+    nr: usize,
+    /// RiBM's k register width.
+    kw: u32,
+    lw: u32,
+    cb: u32,
+    /// fcr + 2t: the exponent offset of Ω^h's coefficients.
+    shift: i64,
+    /// Symbols of the padded codeword, B·P.
+    bp: i64,
+}
+
+impl<'a> Dec<'a> {
+    fn new(b: &'a RsFecBlock) -> Self {
+        let st = b.stream.expect("streaming block");
+        let code = b.stream_code();
+        let tm = DecTiming::new(&code);
+        let f = code.field().clone();
+        let (p, n, t) = (code.p, code.code.n(), code.t());
+        let m = b.symbol_bits;
+        let beats = code.beats();
+        let pad = code.pad();
+        let slots = tm.slots as u64;
+        let nr = 2 * t;
+        Dec {
+            b,
+            st,
+            tm,
+            f,
+            p,
+            n,
+            t,
+            m,
+            beats,
+            pad,
+            bw: clog2(beats as u64),
+            slots,
+            sb: clog2(slots),
+            dw: p as u32 * m,
+            nr,
+            kw: bits_for(2 * t as u64 + 1) + 1,
+            lw: bits_for(t as u64),
+            cb: st.counter_bits,
+            shift: i64::from(b.fcr) + nr as i64,
+            bp: (beats * p) as i64,
+            code,
+        }
+    }
+}
+
+/// The SER window's limits as named values.
+struct Ser {
+    last: Expr,
+    width: u32,
+    threshold: Expr,
+}
+
+/// The Chien/Forney pipeline's outputs the decision reads.
+struct Pipe {
+    /// Register stage of the decision's inputs (`s<ls>_…`).
+    ls: u32,
+    /// The beat's root count and its width; the beat's error-bit count and its width.
+    cnt_r: String,
+    pw: u32,
+    bits_r: String,
+    beat_bits_w: u32,
+}
+
+/// The decision's counter statements: (low sums on `upd`, upper bits on `upd2`, near-full
+/// flags) of the three saturating counters.
+struct Counters {
+    low: [Stmt; 3],
+    high: [Stmt; 3],
+    near_full: Vec<Stmt>,
+}
+
 pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModule {
-    let st = b.stream.expect("streaming block");
-    let code = b.stream_code();
-    let tm = DecTiming::new(&code);
-    let f = code.field().clone();
-    let (p, n, t) = (code.p, code.code.n(), code.t());
-    let m = b.symbol_bits;
-    let beats = code.beats();
-    let pad = code.pad();
-    let bw = clog2(beats as u64);
-    let slots = tm.slots as u64;
-    let sb = clog2(slots);
-    let dw = p as u32 * m;
-    let nr = 2 * t;
-    let kw = bits_for(2 * t as u64 + 1) + 1;
-    let lw = bits_for(t as u64);
-    let cb = st.counter_bits;
-    let shift = i64::from(b.fcr) + nr as i64;
-    let bp = (beats * p) as i64;
-    let mut ports = clock_ports(design);
-    ports.extend(beat_ports(b, "received codeword"));
-    ports.push(Port::input("bypass_correction", 1, "detect only: codewords pass uncorrected (flags and counters as usual); sampled at each codeword's decision"));
-    ports.push(Port::input("bypass_indication", 1, "never flag a codeword uncorrectable on out_uncorrectable (the counters still count it)"));
-    ports.push(Port::output("out_corrected", lw, "symbols corrected in this codeword, on its tlast beat (0 on other beats)"));
-    ports.push(Port::output("out_uncorrectable", 1, "this codeword is uncorrectable (passed unchanged), on its tlast beat"));
-    ports.push(Port::output("frame_error", 1, "pulse: an accepted beat's in_tlast disagreed with the beat count (the count wins)"));
-    ports.push(Port::output("corrected_symbols", cb, "saturating count of corrected symbols"));
-    ports.push(Port::output("corrected_bits", cb, "saturating count of corrected bits"));
-    ports.push(Port::output("uncorrectable_codewords", cb, "saturating count of uncorrectable codewords"));
-    ports.push(Port::output("ser_alarm", 1, &format!("degraded SER: more than {} corrected symbols in the last window of {} codewords", st.ser_threshold, st.ser_window)));
+    let d = Dec::new(b);
+    let ports = ports(&d, design);
     let mut it = Vec::new();
     let items = &mut it;
-    let last = localparam(items, "LAST_BEAT", bw, (beats - 1) as u64, "beat index of tlast");
-    let slots_p = localparam(items, "SLOTS", bits_for(slots), slots, "codeword slots of the RAMs");
-    let ser_last = localparam(items, "SER_LAST", bits_for(st.ser_window - 1), st.ser_window - 1, "last codeword of an SER window");
-    let ser_w = bits_for(st.ser_window * t as u64 + t as u64);
-    let ser_thr = localparam(items, "SER_THRESHOLD", ser_w.max(bits_for(st.ser_threshold)), st.ser_threshold, "degraded-SER threshold");
-    let ser_w = ser_w.max(bits_for(st.ser_threshold));
-    let uw = bits_for(slots);
-    let aw = sb + bw;
+    let last = localparam(items, "LAST_BEAT", d.bw, (d.beats - 1) as u64, "beat index of tlast");
+    let slots_p = localparam(items, "SLOTS", bits_for(d.slots), d.slots, "codeword slots of the RAMs");
+    let ser_last = localparam(items, "SER_LAST", bits_for(d.st.ser_window - 1), d.st.ser_window - 1, "last codeword of an SER window");
+    let ser_w = bits_for(d.st.ser_window * d.t as u64 + d.t as u64);
+    let ser_thr = localparam(items, "SER_THRESHOLD", ser_w.max(bits_for(d.st.ser_threshold)), d.st.ser_threshold, "degraded-SER threshold");
+    let ser = Ser { last: ser_last, width: ser_w.max(bits_for(d.st.ser_threshold)), threshold: ser_thr };
 
-    // ---- input ----
+    input(items, &d, &last, slots_p);
+    dec_ribm::emit(items, &dec_ribm::Ribm { f: &d.f, t: d.t, kw: d.kw, tm: &d.tm, start: "bm_start", syndromes: "syn_next" });
+    chien_registers(items, &d, &last);
+    let pipe = chien_pipeline(items, &d, &last);
+    let counters = decision(items, &d, &last, &ser, &pipe);
+    output(items, &d, &last, &ser, &pipe, counters);
+    items.push(super::stream_props::decoder(b, design.reset, d.lw));
+    GeneratedModule {
+        module: Module { name: name.to_string(), ports, items: it, reset: Some(design.reset) },
+        latency: d.tm.latency(),
+        summary: format!(
+            "Streaming Reed-Solomon decoder RS({},{}) over GF(2^{}), t = {}: {} symbols per beat, one codeword every {} clocks; P-parallel syndromes, {} RiBM key-equation solver(s) at {} iteration(s) per clock, P-parallel Chien/Forney, received words in block RAM; bypass controls, counters, degraded-SER alarm.",
+            d.n,
+            d.code.code.k(),
+            d.m,
+            d.t,
+            d.p,
+            d.beats,
+            d.tm.solvers,
+            d.tm.iters_per_clock
+        ),
+        notes: notes(&d),
+        role: Role::FecDec,
+        origin: None,
+    }
+}
+
+fn ports(d: &Dec, design: &DesignInfo) -> Vec<Port> {
+    let st = d.st;
+    let mut ports = clock_ports(design);
+    ports.extend(beat_ports(d.b, "received codeword"));
+    ports.push(Port::input("bypass_correction", 1, "detect only: codewords pass uncorrected (flags and counters as usual); sampled at each codeword's decision"));
+    ports.push(Port::input("bypass_indication", 1, "never flag a codeword uncorrectable on out_uncorrectable (the counters still count it)"));
+    ports.push(Port::output("out_corrected", d.lw, "symbols corrected in this codeword, on its tlast beat (0 on other beats)"));
+    ports.push(Port::output("out_uncorrectable", 1, "this codeword is uncorrectable (passed unchanged), on its tlast beat"));
+    ports.push(Port::output("frame_error", 1, "pulse: an accepted beat's in_tlast disagreed with the beat count (the count wins)"));
+    ports.push(Port::output("corrected_symbols", d.cb, "saturating count of corrected symbols"));
+    ports.push(Port::output("corrected_bits", d.cb, "saturating count of corrected bits"));
+    ports.push(Port::output("uncorrectable_codewords", d.cb, "saturating count of uncorrectable codewords"));
+    ports.push(Port::output("ser_alarm", 1, &format!("degraded SER: more than {} corrected symbols in the last window of {} codewords", st.ser_threshold, st.ser_window)));
+    ports
+}
+
+fn notes(d: &Dec) -> Vec<String> {
+    let (beats, tm) = (d.beats, &d.tm);
+    let mut notes = super::stream_common::beat_notes(d.b, &d.code);
+    notes.push(format!(
+        "Latency {} clocks from the edge taking a codeword's first beat (back to back) to its first corrected beat on the output: {beats} beats in, RiBM {} clocks ({} iteration(s) per clock, {} solver(s) on alternate codewords), {beats} beats through the {}-stage Chien/Forney pipeline and the decision, the RAM read. Intel's bound N/P + 2t + 10 = {}.",
+        tm.latency(),
+        tm.bm_clocks,
+        tm.iters_per_clock,
+        tm.solvers,
+        tm.chien_stages,
+        beats + d.nr + 10
+    ));
+    notes.push(format!("Slots: {} codewords in the received-word and error RAMs ({} × {} bits each); in_tready falls only when the output is held back long enough to fill them.", d.slots, d.slots << d.bw, d.dw));
+    notes.push("Per codeword on its tlast beat: out_corrected (symbols corrected, 0 when uncorrectable) and out_uncorrectable. Counters saturate; they and the SER window take a decision two clocks after it (the increments registered, then the low sums with their carries, out of the decision's path), and ser_alarm is re-evaluated at the end of every window.".into());
+    notes
+}
+
+/// `count` symbol wires `<prefix><i>` of the packed vector `vec`.
+fn sym_wires(items: &mut Vec<Item>, m: u32, vec: &str, prefix: &str, count: usize) -> Vec<String> {
+    (0..count)
+        .map(|i| {
+            let w = format!("{prefix}{i}");
+            wire(items, &w, m, "", symbol(vec, m, i));
+            w
+        })
+        .collect()
+}
+
+/// The wires packed with the first one in the low bits.
+fn rev(v: &[String]) -> Expr {
+    cat(v.iter().rev().map(|s| id(s)).collect())
+}
+
+impl Dec<'_> {
+    /// Width of the remaining-roots register `rem` (two's complement over N).
+    fn rem_width(&self) -> u32 {
+        bits_for(self.n as u64) + 1
+    }
+
+    /// Width of a codeword's error-bit count (at most t·m).
+    fn bits_width(&self) -> u32 {
+        bits_for((self.t as u64) * u64::from(self.m))
+    }
+}
+
+/// Register `r` of pipeline stage `s` (`s<s>_<r>`).
+fn stage(s: u32, r: &str) -> String {
+    format!("s{s}_{r}")
+}
+
+/// Input: slots, beat count, masked beat, received-word RAM, syndromes.
+fn input(items: &mut Vec<Item>, d: &Dec, last: &Expr, slots_p: Expr) {
+    let (p, m, bw, sb, dw, nr, pad) = (d.p, d.m, d.bw, d.sb, d.dw, d.nr, d.pad);
+    let uw = bits_for(d.slots);
     items.push(Item::comment("Input: slots, beat count, masked beat, received-word RAM, syndromes."));
     for (r, w, doc) in [("used", uw, "slots received and not yet sent"), ("tail", sb, "slot being received"), ("head", sb, "slot being sent"), ("in_beat", bw, "beat of the codeword being received"), ("frame_error_r", 1, "")] {
         items.push(Item::reg(r, w, doc));
     }
-    wire(items, "in_ready", 1, "a slot is free", ne(id("used"), slots_p.clone()));
+    wire(items, "in_ready", 1, "a slot is free", ne(id("used"), slots_p));
     wire(items, "accept", 1, "", and(id("in_tvalid"), id("in_ready")));
     wire(items, "in_last", 1, "", eq(id("in_beat"), last.clone()));
     let masked = if pad == 0 {
@@ -179,31 +345,20 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
         mux(id("in_last"), cat(vec![zeros(pad as u32 * m), Expr::slice("in_tdata", (p - pad) as u32 * m - 1, 0)]), id("in_tdata"))
     };
     wire(items, "in_beat_data", dw, "the beat, padding lanes zeroed", masked);
-    items.push(Item::Memory { name: "data_ram".into(), width: dw, depth: (slots as u32) << bw, doc: "received beats by {slot, beat}".into() });
+    items.push(Item::Memory { name: "data_ram".into(), width: dw, depth: (d.slots as u32) << bw, doc: "received beats by {slot, beat}".into() });
     items.push(Item::reg("acc", nr as u32 * m, "syndrome accumulators S_0..S_2t-1"));
     wire(items, "syn_in", (nr + p) as u32 * m, "{running syndromes (zero on beat 0), beat}", cat(vec![mux(eq(id("in_beat"), dec(bw, 0)), zeros(nr as u32 * m), id("acc")), id("in_beat_data")]));
     // The syndromes of one beat are one network of 2t·m outputs over (P + 2t)·m columns with
     // XOR nodes shared between the syndromes (KP4: 5.5 k fewer ECP5 LUT4 than masked parities).
-    {
-        let c = code.clone();
-        emit_linear(items, m, &Linear { out: "syn_next", doc: "S_j after this beat", input: "syn_in", ins: p + nr, outs: nr, style: XorStyle::SHARED }, move |x| c.syndrome_step(&x[p..], &x[..p]));
-    }
+    let c = d.code.clone();
+    emit_linear(items, m, &Linear { out: "syn_next", doc: "S_j after this beat", input: "syn_in", ins: p + nr, outs: nr, style: XorStyle::SHARED }, move |x| c.syndrome_step(&x[p..], &x[..p]));
     wire(items, "bm_start", 1, "the last beat is in: the syndromes are complete", and(id("accept"), id("in_last")));
+}
 
-    // ---- RiBM ----
-    dec_ribm::emit(items, &dec_ribm::Ribm { f: &f, t, kw, tm: &tm, start: "bm_start", syndromes: "syn_next" });
-    let sym_wires = |items: &mut Vec<Item>, vec: &str, prefix: &str, count: usize| -> Vec<String> {
-        (0..count)
-            .map(|i| {
-                let w = format!("{prefix}{i}");
-                wire(items, &w, m, "", symbol(vec, m, i));
-                w
-            })
-            .collect()
-    };
-    let rev = |v: &[String]| cat(v.iter().rev().map(|s| id(s)).collect());
-
-    // ---- Chien / Forney ----
+/// Chien search and Forney's registers: Λ and Ω^h loaded from the solver's key, then stepped by
+/// α^(kP) per beat.
+fn chien_registers(items: &mut Vec<Item>, d: &Dec, last: &Expr) {
+    let (p, t, m, bw, kw, lw, shift, bp, f) = (d.p, d.t, d.m, d.bw, d.kw, d.lw, d.shift, d.bp, &d.f);
     items.push(Item::comment("Chien search and Forney, P lanes: Λ_k·α^(−k·d'), Ω^h_k·α^(−(k+fcr+2t)·d') for the beat's first degree d'."));
     for (r, w, doc) in [
         ("ch_lam", (t as u32 + 1) * m, "Λ_k·α^(−k·d'0) for the beat in the Chien search"),
@@ -215,19 +370,19 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     ] {
         items.push(Item::reg(r, w, doc));
     }
-    let bm_d_sym = sym_wires(items, "bm_key", "key_", 2 * t + 1);
+    let bm_d_sym = sym_wires(items, m, "bm_key", "key_", 2 * t + 1);
     let t_p = localparam(items, "T", lw, t as u64, "t");
     wire(items, "key_len", lw, "L = t − k/2 (k = 2t − 2L is even when L ≤ t)", Expr::bin(BinOp::Sub, t_p, Expr::slice("bm_khalf", lw - 1, 0)));
-    let lam: Vec<String> = sym_wires(items, "ch_lam", "lam_", t + 1);
-    let om: Vec<String> = sym_wires(items, "ch_om", "om_", t);
+    let lam: Vec<String> = sym_wires(items, m, "ch_lam", "lam_", t + 1);
+    let om: Vec<String> = sym_wires(items, m, "ch_om", "om_", t);
     let mut lam_load = Vec::new();
     let mut lam_step = Vec::new();
     for kk in 0..=t {
         let (lo, stp) = (format!("lam_load{kk}"), format!("lam_step{kk}"));
         items.push(Item::wire(&lo, m, ""));
-        emit_sum(items, &f, &lo, &[lin(&f, &bm_d_sym[t + kk], -(kk as i64) * (bp - 1))], &lo);
+        emit_sum(items, f, &lo, &[lin(f, &bm_d_sym[t + kk], -(kk as i64) * (bp - 1))], &lo);
         items.push(Item::wire(&stp, m, ""));
-        emit_sum(items, &f, &stp, &[lin(&f, &lam[kk], kk as i64 * p as i64)], &stp);
+        emit_sum(items, f, &stp, &[lin(f, &lam[kk], kk as i64 * p as i64)], &stp);
         lam_load.push(lo);
         lam_step.push(stp);
     }
@@ -237,9 +392,9 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
         let e = kk as i64 + shift;
         let (lo, stp) = (format!("om_load{kk}"), format!("om_step{kk}"));
         items.push(Item::wire(&lo, m, ""));
-        emit_sum(items, &f, &lo, &[lin(&f, &bm_d_sym[kk], -e * (bp - 1))], &lo);
+        emit_sum(items, f, &lo, &[lin(f, &bm_d_sym[kk], -e * (bp - 1))], &lo);
         items.push(Item::wire(&stp, m, ""));
-        emit_sum(items, &f, &stp, &[lin(&f, &om[kk], e * p as i64)], &stp);
+        emit_sum(items, f, &stp, &[lin(f, &om[kk], e * p as i64)], &stp);
         om_load.push(lo);
         om_step.push(stp);
     }
@@ -264,6 +419,13 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
             vec![when(id("ch_busy"), vec![set_id("ch_lam", rev(&lam_step)), set_id("ch_om", rev(&om_step))])],
         )],
     });
+}
+
+/// The Chien/Forney pipeline, one beat per clock: the evaluations (stage 1), roots and
+/// inverses (2), the inverses registered (3), the error values (4), then the beat's root and
+/// error-bit counts by pipelined trees.
+fn chien_pipeline(items: &mut Vec<Item>, d: &Dec, last: &Expr) -> Pipe {
+    let (p, t, m, bw, dw, lw, pad, shift, f) = (d.p, d.t, d.m, d.bw, d.dw, d.lw, d.pad, d.shift, &d.f);
     // Stage 1: evaluations per lane. Λ_even and Λ_odd are registered and compared in stage 2:
     // the compare and its zero test after the sums of t+1 products took 7–9 LUT levels. Each
     // evaluation is one linear map of all lanes, written as masked parities: shared XOR nodes
@@ -283,7 +445,6 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     emit_linear(items, m, &Linear { out: "ch_num", doc: "X^(−fcr−2t)·Ω^h(X⁻¹) per lane", input: "ch_om", ins: t, outs: p, style: XorStyle::Masked }, |om| eval(None, om, shift));
     let cs = count_stages(dw as usize);
     let ls = 4 + cs;
-    let sl = |r: &str| format!("s{ls}_{r}");
     let stage_regs: [(&str, u32); 4] = [("valid", 1), ("beat", bw), ("len", lw), ("ok", 1)];
     let beat_bits_w = bits_for(u64::from(dw));
     for s in 1..=ls {
@@ -380,25 +541,31 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     let (valid_regs, data_body): (Vec<Stmt>, Vec<Stmt>) = stage_body.into_iter().partition(|s| matches!(s, Stmt::Assign(Expr::Ident(n), _) if n.ends_with("_valid")));
     items.push(Item::AlwaysFf { reset: Some((1..=ls).map(|s| set_id(&format!("s{s}_valid"), dec(1, 0))).collect()), body: valid_regs });
     items.push(Item::AlwaysFf { reset: None, body: data_body });
+    Pipe { ls, cnt_r, pw, bits_r, beat_bits_w }
+}
 
-    // ---- decision ----
+/// The decision after a codeword's last beat: roots still expected, bits and bad roots
+/// accumulated over the beats; the per-slot flag RAMs; the counters' and SER window's
+/// registers.
+fn decision(items: &mut Vec<Item>, d: &Dec, last: &Expr, ser: &Ser, pipe: &Pipe) -> Counters {
+    let (m, n, bw, sb, dw, lw, cb, slots, st) = (d.m, d.n, d.bw, d.sb, d.dw, d.lw, d.cb, d.slots, d.st);
+    let Pipe { ls, cnt_r, pw, bits_r, beat_bits_w } = pipe;
+    let (ls, pw, beat_bits_w, ser_w) = (*ls, *pw, *beat_bits_w, ser.width);
     items.push(Item::comment("Decision: roots still expected, bits and bad roots accumulated over the beats; flags per slot; counters; SER window."));
-    let cw_ = bits_for(n as u64);
-    let rw = cw_ + 1;
-    let bits_w = bits_for((t as u64) * u64::from(m));
+    let (rw, bits_w) = (d.rem_width(), d.bits_width());
     let abw = beat_bits_w.max(bits_for((n as u64) * u64::from(m)));
     for (r, w, doc) in [("rem", rw, "L minus the roots of the earlier beats (two's complement)"), ("acc_bits", abw, ""), ("acc_bad", 1, "")] {
         items.push(Item::reg(r, w, doc));
     }
-    wire(items, "first_beat", 1, "", eq(id(&sl("beat")), dec(bw, 0)));
-    wire(items, "rem_now", rw, "roots expected from this beat on", mux(id("first_beat"), zext(id(&sl("len")), lw, rw), id("rem")));
+    wire(items, "first_beat", 1, "", eq(id(&stage(ls, "beat")), dec(bw, 0)));
+    wire(items, "rem_now", rw, "roots expected from this beat on", mux(id("first_beat"), zext(id(&stage(ls, "len")), lw, rw), id("rem")));
     wire(items, "tot_bits", abw, "", add(mux(id("first_beat"), dec(abw, 0), id("acc_bits")), zext(id(&bits_r), beat_bits_w, abw)));
-    wire(items, "tot_bad", 1, "", or(and(id("first_beat").lnot(), id("acc_bad")), id(&sl("bad"))));
-    wire(items, "decide", 1, "the codeword's last beat leaves the Chien pipeline", and(id(&sl("valid")), eq(id(&sl("beat")), last.clone())));
+    wire(items, "tot_bad", 1, "", or(and(id("first_beat").lnot(), id("acc_bad")), id(&stage(ls, "bad"))));
+    wire(items, "decide", 1, "the codeword's last beat leaves the Chien pipeline", and(id(&stage(ls, "valid")), eq(id(&stage(ls, "beat")), last.clone())));
     // P < N, so the last beat is never the first: the compare reads the register `rem`, not
     // the adder; and a correctable word has exactly L roots, so it corrects L symbols.
-    wire(items, "correctable", 1, "L ≤ t, no bad root, exactly L roots", and(and(id(&sl("ok")), id("tot_bad").lnot()), eq(zext(id(&cnt_r), pw, rw), id("rem"))));
-    wire(items, "cnt_add", lw, "symbols corrected in the decided codeword", mux(id("correctable"), id(&sl("len")), dec(lw, 0)));
+    wire(items, "correctable", 1, "L ≤ t, no bad root, exactly L roots", and(and(id(&stage(ls, "ok")), id("tot_bad").lnot()), eq(zext(id(&cnt_r), pw, rw), id("rem"))));
+    wire(items, "cnt_add", lw, "symbols corrected in the decided codeword", mux(id("correctable"), id(&stage(ls, "len")), dec(lw, 0)));
     items.push(Item::Memory { name: "err_ram".into(), width: dw, depth: (slots as u32) << bw, doc: "error values by {slot, beat}".into() });
     items.push(Item::Memory { name: "st_count".into(), width: lw, depth: slots as u32, doc: "corrected symbols per slot".into() });
     for (r, w, doc) in [
@@ -428,8 +595,17 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     let (l_bits, s_bits, nf_bits) = sat_add(items, "corrected_bits_r", cb, and(id("upd_bits"), Expr::Repeat(bits_w, Box::new(id("upd_ok")))), bits_w);
     let (l_unc, s_unc, nf_unc) = sat_add(items, "uncorrectable_r", cb, id("upd_unc"), 1);
     let near_full: Vec<Stmt> = [nf_sym, nf_bits, nf_unc].into_iter().flatten().collect();
-    let sw_ = bits_for(st.ser_window - 1);
-    // ---- output ----
+    Counters { low: [l_sym, l_bits, l_unc], high: [s_sym, s_bits, s_unc], near_full }
+}
+
+/// The slots' bookkeeping and the output: the oldest decided slot read beat by beat, XORed
+/// with its error values when corrected; the registers of every section's counters.
+fn output(items: &mut Vec<Item>, d: &Dec, last: &Expr, ser: &Ser, pipe: &Pipe, counters: Counters) {
+    let (bw, sb, dw, lw, cb, slots) = (d.bw, d.sb, d.dw, d.lw, d.cb, d.slots);
+    let (uw, aw, rw, bits_w) = (bits_for(slots), sb + bw, d.rem_width(), d.bits_width());
+    let (ls, pw, cnt_r) = (pipe.ls, pipe.pw, &pipe.cnt_r);
+    let (ser_w, sw_) = (ser.width, bits_for(d.st.ser_window - 1));
+    let Counters { low: [l_sym, l_bits, l_unc], high: [s_sym, s_bits, s_unc], near_full } = counters;
     for (r, w) in [("out_beat", bw), ("out_tvalid_r", 1), ("out_tlast_r", 1), ("apply_r", 1), ("out_unc_r", 1), ("out_cnt_r", lw), ("rd_data", dw), ("rd_err", dw)] {
         items.push(Item::reg(r, w, ""));
     }
@@ -503,7 +679,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
                     s_unc,
                     if_else(
                         id("ser_end"),
-                        vec![set_id("ser_alarm_r", gt(id("ser_total"), ser_thr)), set_id("ser_cnt", dec(ser_w, 0)), set_id("ser_cw", dec(sw_, 0))],
+                        vec![set_id("ser_alarm_r", gt(id("ser_total"), ser.threshold.clone())), set_id("ser_cnt", dec(ser_w, 0)), set_id("ser_cw", dec(sw_, 0))],
                         vec![set_id("ser_cnt", id("ser_total")), inc_w("ser_cw", sw_)],
                     ),
                 ],
@@ -519,7 +695,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
         body: vec![
             when(id("accept"), vec![set(idx("data_ram", "wr_addr"), id("in_beat_data")), set_id("acc", id("syn_next"))]),
             when(id("s4_valid"), vec![set(idx("err_ram", "err_addr"), id("s4_err"))]),
-            when(id(&sl("valid")), vec![set_id("rem", sub(id("rem_now"), zext(id(&cnt_r), pw, rw))), set_id("acc_bits", id("tot_bits")), set_id("acc_bad", id("tot_bad"))]),
+            when(id(&stage(ls, "valid")), vec![set_id("rem", sub(id("rem_now"), zext(id(&cnt_r), pw, rw))), set_id("acc_bits", id("tot_bits")), set_id("acc_bad", id("tot_bad"))]),
             when(
                 id("decide"),
                 vec![
@@ -536,7 +712,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
             // decision; the counters take them on the next (`upd2`).
             when(
                 id("upd"),
-                vec![l_sym, l_bits, l_unc, set_id("ser_total", add(id("ser_cnt"), zext(id("upd_sym"), lw, ser_w))), set_id("ser_end", eq(id("ser_cw"), ser_last))],
+                vec![l_sym, l_bits, l_unc, set_id("ser_total", add(id("ser_cnt"), zext(id("upd_sym"), lw, ser_w))), set_id("ser_end", eq(id("ser_cw"), ser.last.clone()))],
             ),
             when(
                 id("rd"),
@@ -565,31 +741,5 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
         ("ser_alarm", id("ser_alarm_r")),
     ] {
         items.push(Item::assign(id(port), e));
-    }
-    items.push(super::stream_props::decoder(b, design.reset, lw));
-    let mut notes = super::stream_common::beat_notes(b, &code);
-    notes.push(format!(
-        "Latency {} clocks from the edge taking a codeword's first beat (back to back) to its first corrected beat on the output: {beats} beats in, RiBM {} clocks ({} iteration(s) per clock, {} solver(s) on alternate codewords), {beats} beats through the {}-stage Chien/Forney pipeline and the decision, the RAM read. Intel's bound N/P + 2t + 10 = {}.",
-        tm.latency(),
-        tm.bm_clocks,
-        tm.iters_per_clock,
-        tm.solvers,
-        tm.chien_stages,
-        beats + nr + 10
-    ));
-    notes.push(format!("Slots: {} codewords in the received-word and error RAMs ({} × {dw} bits each); in_tready falls only when the output is held back long enough to fill them.", slots, slots << bw));
-    notes.push("Per codeword on its tlast beat: out_corrected (symbols corrected, 0 when uncorrectable) and out_uncorrectable. Counters saturate; they and the SER window take a decision two clocks after it (the increments registered, then the low sums with their carries, out of the decision's path), and ser_alarm is re-evaluated at the end of every window.".into());
-    GeneratedModule {
-        module: Module { name: name.to_string(), ports, items: it, reset: Some(design.reset) },
-        latency: tm.latency(),
-        summary: format!(
-            "Streaming Reed-Solomon decoder RS({n},{}) over GF(2^{m}), t = {t}: {p} symbols per beat, one codeword every {beats} clocks; P-parallel syndromes, {} RiBM key-equation solver(s) at {} iteration(s) per clock, P-parallel Chien/Forney, received words in block RAM; bypass controls, counters, degraded-SER alarm.",
-            code.code.k(),
-            tm.solvers,
-            tm.iters_per_clock
-        ),
-        notes,
-        role: Role::FecDec,
-        origin: None,
     }
 }

@@ -130,6 +130,12 @@ const RUNTIME_SOURCES: &[&str] = &[
     "verilated_threads.cpp",
     "verilated_vcd_c.cpp",
 ];
+/// Sources (with their dependencies) above this size are Verilated one at a time across every
+/// process sharing the cache: Verilator took 12–16 GB for one RXL endpoint (about 2.5 MB of
+/// Verilog around its CRC and FEC networks), and two at once were killed by the kernel's
+/// out-of-memory killer on a 24 GiB machine. The lock covers the Verilator run only; the
+/// compiler runs are smaller and stay parallel.
+const LARGE_SOURCE_BYTES: u64 = 1 << 20;
 /// The header precompiled for every translation unit: the runtime headers the Verilated classes
 /// and the shim include.
 const PCH_NAME: &str = "rtlgen_pch.h";
@@ -508,6 +514,21 @@ fn cached_dir(
     Ok((final_dir, false))
 }
 
+/// An exclusive `flock` of `path` (created if missing), held until the file is dropped.
+fn exclusive_lock(path: &Path) -> Result<File, SimError> {
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir).map_err(|e| SimError::io(format!("creating {}", dir.display()), e))?;
+    }
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .map_err(|e| SimError::io(format!("opening lock file {}", path.display()), e))?;
+    fs4::FileExt::lock(&file).map_err(|e| SimError::io(format!("locking {}", path.display()), e))?;
+    Ok(file)
+}
+
 /// Deletes the cache entries whose names start with `prefix` (best effort).
 fn remove_dirs_with_prefix(cache: &Path, prefix: &str) {
     if let Ok(rd) = fs::read_dir(cache) {
@@ -649,7 +670,9 @@ fn build_into(
     let mut log = BuildLog::create(tmp)?;
     let obj = tmp.join("obj");
 
-    // 1. Verilate.
+    // 1. Verilate, one large module at a time on this machine (see `LARGE_SOURCE_BYTES`).
+    let large = sources.iter().filter_map(|f| fs::metadata(f).ok()).map(|m| m.len()).sum::<u64>() > LARGE_SOURCE_BYTES;
+    let _one_at_a_time = if large { Some(exclusive_lock(&cache_dir().join("large-verilator.lock"))?) } else { None };
     let mut v = Command::new(&tc.verilator);
     v.args(VERILATOR_FLAGS)
         .args(trace.then_some(TRACE_VERILATOR_FLAG))
@@ -659,6 +682,7 @@ fn build_into(
         .arg(&obj)
         .args(sources);
     run_one(&mut log, v, "running verilator", name)?;
+    drop(_one_at_a_time);
 
     // 2. Ports and shim.
     let header_path = obj.join(format!("{MODEL_PREFIX}.h"));

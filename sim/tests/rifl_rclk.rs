@@ -23,7 +23,8 @@ use std::time::Instant;
 
 /// One lane and four lanes (the shapes of the default design's rifl and rifl4) with
 /// compensation, one lane without; asynchronous active-low resets for the four-lane node; two
-/// lanes and one lane in the transceiver-width form (64-bit words, R = 4).
+/// lanes and one lane in the transceiver-width form (64-bit words, R = 4); temporal bonding with
+/// whole frames and at the transceiver's width.
 const DESIGN: &str = r#"
 [design]
 name = "rclk"
@@ -64,6 +65,27 @@ frame_bits = 256
 user_bits = 256
 clocking = "recovered"
 gt_bits = 64
+
+# Temporal bonding on recovered clocks: two lanes with 128-bit user beats on user_clk = 2 x clk;
+# one lane in the transceiver-width form with 64-bit user beats on user_clk = 2 x clk beside
+# tx_fast_clk = 4 x clk (three clocks from one source).
+[[blocks]]
+kind = "rifl"
+name = "tb"
+frame_bits = 256
+user_bits = 256
+lanes = 2
+clocking = "recovered"
+user_clk_ratio = 2
+
+[[blocks]]
+kind = "rifl"
+name = "gttb"
+frame_bits = 256
+user_bits = 128
+clocking = "recovered"
+gt_bits = 64
+user_clk_ratio = 2
 
 [[blocks]]
 kind = "rifl"
@@ -149,6 +171,16 @@ fn four_skewed_lanes_deliver_every_packet_across_200_ppm_with_bit_errors() -> Te
 #[test]
 fn the_gt_width_form_delivers_every_packet_with_bit_skewed_lanes() -> TestResult {
     delivers("gt", scaled(8) as u64, 4096, 1e-6)
+}
+
+/// Temporal bonding on recovered clocks: the user streams on user_clk (T x clk), the lanes on
+/// their recovered clocks 200 ppm away, lane skew, bit errors; with whole frames (two lanes) and
+/// at the transceiver's width (user_clk 2 x clk beside tx_fast_clk 4 x clk): every packet
+/// exactly once, in order, bit-exact, and the CDC FIFOs shallow.
+#[test]
+fn temporal_bonding_on_recovered_clocks_delivers_every_packet() -> TestResult {
+    delivers("tb", scaled(160) as u64, 8192, 1e-6)?;
+    delivers("gttb", scaled(40) as u64, 4096, 1e-6)
 }
 
 /// Long bursts one way (node a's clock is the faster) until node b's CDC FIFO would have

@@ -104,6 +104,13 @@ impl Flow {
         }
     }
 
+    /// The same flow with beats of `bytes` bytes at the ports (a node with temporal bonding
+    /// takes beats of its clk-side width over T).
+    pub fn with_beat_bytes(mut self, bytes: usize) -> Self {
+        self.user_bytes = bytes;
+        self
+    }
+
     pub fn done(&self) -> bool {
         self.to_send == 0 && self.cur.is_none() && self.in_flight.is_empty()
     }

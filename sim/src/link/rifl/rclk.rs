@@ -13,6 +13,12 @@
 //! fast edge's `tx_fast_gt_data` word goes through the lane's channel, a bit stream delayed by
 //! a whole number of *bits* of its own (so the far end's Lane Aligner must find a boundary that
 //! sits anywhere in its words), and arrives on a recovered edge of the far end's lane clock.
+//!
+//! A node with temporal bonding (`user_clk_ratio` T) has its user streams on `user_clk`, T
+//! times `clk` from the same source: the schedule then runs at the fastest of a node's related
+//! clocks (`tx_fast_clk` or `user_clk`, both powers of two times `clk`), every slower one rising
+//! on its own share of those edges in the same evaluation, and the flows offer and take one
+//! user beat at every `user_clk` rising edge.
 
 use super::rtl::UserStreams;
 use super::{Flow, Rng};
@@ -21,6 +27,7 @@ use crate::{Bench, Bits, Dut, PortId, SimError, TestRng};
 use rtl_gen::blocks::rifl::model::rxcdc::CDC_DEPTH;
 use rtl_gen::blocks::rifl::model::Params;
 use rtl_gen::blocks::rifl::RiflBlock;
+use rtl_gen::hw::axis::Signal;
 use rtl_gen::hw::module::Role;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
@@ -45,6 +52,8 @@ pub struct RclkNode {
     /// With `gt_bits`: the fast TX clock and its reset, and the word width.
     gt: Option<(PortId, PortId, usize)>,
     rx_gt_data: Bits,
+    /// With temporal bonding: the user clock and its reset.
+    user_clk: Option<(PortId, PortId)>,
 }
 
 impl RclkNode {
@@ -76,13 +85,34 @@ impl RclkNode {
             Err(_) => None,
         };
         let rx_gt_data = Bits::zeros(gt.map_or(0, |g| g.2 * l));
+        let user_clk = match dut.port("user_clk") {
+            Ok(c) => Some((c, dut.port(&format!("user_{r}"))?)),
+            Err(_) => None,
+        };
         let user = UserStreams::of(&dut)?;
-        Ok(RclkNode { dut, p, user, clk, rst, rx_clk, rx_rst, free, active_low, rx_clk_bits: 0, rx_valid_bits: 0, rx_frame: Bits::zeros(l * p.frame_width()), lb, max_level: vec![0; l], gt, rx_gt_data })
+        Ok(RclkNode { dut, p, user, clk, rst, rx_clk, rx_rst, free, active_low, rx_clk_bits: 0, rx_valid_bits: 0, rx_frame: Bits::zeros(l * p.frame_width()), lb, max_level: vec![0; l], gt, rx_gt_data, user_clk })
     }
 
     /// Frame bits per transceiver word (R; 1 for a node that takes whole frames).
     pub fn ratio(&self) -> usize {
         self.gt.map_or(1, |g| self.p.frame_width() / g.2)
+    }
+
+    /// Bytes of one user beat at the ports (the clk side's beat over T with temporal bonding).
+    pub fn beat_bytes(&self) -> usize {
+        self.user.user_in.width(Signal::Keep)
+    }
+
+    /// User beats per clk cycle (T; 1 without temporal bonding).
+    pub fn user_ratio(&self) -> usize {
+        self.p.user_bytes() / self.beat_bytes()
+    }
+
+    /// The node's clocks related to clk, as (port, times clk): tx_fast_clk (R) and user_clk (T).
+    fn related(&self) -> Vec<(PortId, u64)> {
+        let fast = self.gt.map(|(c, _, _)| (c, self.ratio() as u64));
+        let user = self.user_clk.map(|(c, _)| (c, self.user_ratio() as u64));
+        fast.into_iter().chain(user).collect()
     }
 
     /// Lanes whose Lane Aligner has locked (all of them for a node that takes whole frames).
@@ -103,6 +133,9 @@ impl RclkNode {
             self.dut.set_port_u64(r, v)?;
         }
         if let Some((_, r, _)) = self.gt {
+            self.dut.set_port_u64(r, v)?;
+        }
+        if let Some((_, r)) = self.user_clk {
             self.dut.set_port_u64(r, v)?;
         }
         self.dut.eval();
@@ -234,11 +267,23 @@ pub struct RclkLink {
     pub tick_fs: u64,
     period_fs: [u64; 2],
     now_fs: u64,
-    /// Per node: R, and the fast rising edges so far (the GT-width form).
-    ratio: [usize; 2],
-    fast_rises: [u64; 2],
+    /// Per node: the scheduled clock in multiples of clk (M: the largest of R and T, 1 when the
+    /// node has neither), and its rising edges so far.
+    base: [u64; 2],
+    base_rises: [u64; 2],
     /// Per direction, per lane: the bits in flight on the channel (the GT-width form).
     channel: [Vec<VecDeque<bool>>; 2],
+}
+
+/// A node's scheduled clock in multiples of clk: the fastest of its related clocks (R, T), each
+/// of which must divide it (both are powers of two).
+fn base_ratio(node: &RclkNode) -> Result<u64, SimError> {
+    let related = node.related();
+    let m = related.iter().map(|&(_, q)| q).max().unwrap_or(1).max(1);
+    match related.iter().find(|&&(_, q)| q == 0 || m % q != 0) {
+        Some(&(_, q)) => Err(SimError::Design { message: format!("a RIFL node's clocks at {q} and {m} times clk are not one schedule (each must divide the fastest)") }),
+        None => Ok(m),
+    }
 }
 
 /// Clock order in the edge schedule: node a's clk, node b's clk, node a's free_clk, node b's.
@@ -248,12 +293,12 @@ const FREE: [usize; 2] = [2, 3];
 impl RclkLink {
     pub fn new(a: RclkNode, b: RclkNode, s: RclkSetup, rng: &mut TestRng) -> Result<RclkLink, SimError> {
         let mut seeds = Rng::new(rng.range(0, u64::MAX - 1));
-        let ratio = [a.ratio(), b.ratio()];
-        // A node's scheduled clock is its fast TX clock (clk itself without gt_bits); clk's
-        // period is exactly R of its periods.
-        let fast = |k: usize| ClockSpec::mhz(s.mhz * ratio[k] as f64, s.ppm[k], 0);
+        let base = [base_ratio(&a)?, base_ratio(&b)?];
+        // A node's scheduled clock is the fastest of its clocks from clk's source (clk itself
+        // without tx_fast_clk or user_clk); clk's period is exactly M of its periods.
+        let fast = |k: usize| ClockSpec::mhz(s.mhz * base[k] as f64, s.ppm[k], 0);
         let specs: Vec<ClockSpec> = [fast(0), fast(1), ClockSpec::mhz(s.free_mhz, 0.0, 0), ClockSpec::mhz(s.free_mhz, 37.0, 0)].into_iter().map(|c| c.random_phase(rng)).collect();
-        let period_fs = [specs[0].period_fs * ratio[0] as u64, specs[1].period_fs * ratio[1] as u64];
+        let period_fs = [specs[0].period_fs * base[0], specs[1].period_fs * base[1]];
         let delays = |seeds: &mut Rng, lanes: usize, far_period: u64| -> Vec<u64> {
             (0..lanes)
                 .map(|k| {
@@ -266,7 +311,7 @@ impl RclkLink {
         let lane_delay = [delays(&mut seeds, b.p.lanes(), period_fs[0]), delays(&mut seeds, a.p.lanes(), period_fs[1])];
         let channel = |seeds: &mut Rng, lanes: usize| -> Vec<VecDeque<bool>> { (0..lanes).map(|_| (0..seeds.range(0, s.skew_bits)).map(|_| seeds.next_u64() & 1 == 1).collect()).collect() };
         let channel = [channel(&mut seeds, b.p.lanes()), channel(&mut seeds, a.p.lanes())];
-        let flows = [Flow::new(&a.p, seeds.next_u64(), s.packets, s.min_len, s.max_len), Flow::new(&b.p, seeds.next_u64(), s.packets, s.min_len, s.max_len)];
+        let flows = [Flow::new(&a.p, seeds.next_u64(), s.packets, s.min_len, s.max_len).with_beat_bytes(a.beat_bytes()), Flow::new(&b.p, seeds.next_u64(), s.packets, s.min_len, s.max_len).with_beat_bytes(b.beat_bytes())];
         let mut link = RclkLink {
             edges: Edges::new(&specs, TestRng::from_seed(seeds.next_u64())).peekable(),
             nodes: [a, b],
@@ -283,8 +328,8 @@ impl RclkLink {
             tick_fs: period_fs[0],
             period_fs,
             now_fs: 0,
-            ratio,
-            fast_rises: [0, 0],
+            base,
+            base_rises: [0, 0],
             channel,
         };
         for n in &mut link.nodes {
@@ -328,8 +373,8 @@ impl RclkLink {
             };
         }
         let n = CLK.iter().position(|&c| c == e.clock).expect("a clk edge");
-        if self.ratio[n] > 1 {
-            return self.fast_edge(n, e.rising);
+        if self.base[n] > 1 {
+            return self.related_edge(n, e.rising);
         }
         if e.rising {
             self.clk_rising(n)?;
@@ -376,51 +421,86 @@ impl RclkLink {
         }
     }
 
-    /// An edge of node `n`'s fast TX clock (the GT-width form): every R-th rising edge is also
-    /// one of clk (one evaluation), clk falls at the rising edge half way; each rising edge
-    /// sends every lane's word through its channel.
-    fn fast_edge(&mut self, n: usize, rising: bool) -> Result<(), SimError> {
-        let (fast, _, w) = self.nodes[n].gt.expect("a GT-width node");
+    /// An edge of node `n`'s scheduled clock, M times clk (the GT-width form, temporal bonding):
+    /// a clock at Q times clk rises on every (M/Q)-th rising edge and falls on the rising edge
+    /// half way (one at M times clk falls with the scheduled falling edge), all in one
+    /// evaluation. The user side acts before every user_clk rising edge (every clk rising edge
+    /// without one); a clk rising edge sends the lanes' frames through their channels (the
+    /// node takes whole frames), a tx_fast_clk rising edge every lane's word.
+    fn related_edge(&mut self, n: usize, rising: bool) -> Result<(), SimError> {
+        let m = self.base[n];
+        let related = self.nodes[n].related();
+        let node = &mut self.nodes[n];
         if !rising {
-            return self.nodes[n].dut.clock_edge(fast, false);
+            for &(port, _) in related.iter().filter(|&&(_, q)| q == m) {
+                node.dut.set_port_u64(port, 0)?;
+            }
+            node.dut.eval();
+            return Ok(());
         }
-        let r = self.ratio[n] as u64;
-        let phase = self.fast_rises[n] % r;
-        self.fast_rises[n] += 1;
-        if phase == 0 {
+        let i = self.base_rises[n];
+        self.base_rises[n] += 1;
+        // (rises, falls) at this scheduled rising edge for a clock at q times clk.
+        let at = |q: u64| {
+            let every = m / q;
+            (i % every == 0, every > 1 && i % every == every / 2)
+        };
+        let clk_rise = at(1).0;
+        let fast = node.gt.map(|(port, _, w)| (port, w));
+        let fast_rise = fast.is_some_and(|_| at(self.nodes[n].ratio() as u64).0);
+        let user_rise = match self.nodes[n].user_clk {
+            Some(_) => at(self.nodes[n].user_ratio() as u64).0,
+            None => clk_rise,
+        };
+        if user_rise {
             self.user_side(n)?;
         }
         let node = &mut self.nodes[n];
-        let words = node.dut.get("tx_fast_gt_data")?;
-        match phase {
-            0 => node.dut.set_port_u64(node.clk, 1)?,
-            p if p == r / 2 => node.dut.set_port_u64(node.clk, 0)?,
-            _ => {}
+        let frames = if clk_rise && fast.is_none() { Some(node.dut.get("tx_frame")?) } else { None };
+        let words = if fast_rise { Some(node.dut.get("tx_fast_gt_data")?) } else { None };
+        for (port, q) in std::iter::once((node.clk, 1)).chain(related) {
+            match at(q) {
+                (true, _) => node.dut.set_port_u64(port, 1)?,
+                (false, true) => node.dut.set_port_u64(port, 0)?,
+                _ => {}
+            }
         }
-        node.dut.clock_edge(fast, true)?;
-        if phase == 0 {
+        node.dut.eval();
+        if clk_rise {
             self.cycles[n] += 1;
             self.started |= self.nodes.iter().all(|x| x.dut.get_u64("link_up").unwrap_or(0) == 1 && x.aligned().unwrap_or(false));
         }
-        let half = self.period_fs[n] / r / 2;
-        for k in 0..self.nodes[n].p.lanes() {
-            let mut word = words.slice(k * w, w);
-            self.errors[n].apply(&mut word);
-            let ch = &mut self.channel[n][k];
-            ch.extend((0..w).map(|i| word.get(i)));
-            let mut out = Bits::zeros(w);
-            for i in 0..w {
-                out.set(i, ch.pop_front().expect("a word in, a word out"));
+        let p = self.nodes[n].p;
+        if let Some(frames) = frames {
+            // tx_ready is always high: the transceiver takes every frame.
+            let (f, half) = (p.frame_width(), self.period_fs[n] / 2);
+            for k in 0..p.lanes() {
+                let mut frame = frames.slice(k * f, f);
+                self.errors[n].apply(&mut frame);
+                self.send(n, k, frame, half);
             }
-            self.send(n, k, out, half);
+        }
+        if let (Some(words), Some((_, w))) = (words, fast) {
+            let half = self.period_fs[n] / self.nodes[n].ratio() as u64 / 2;
+            for k in 0..p.lanes() {
+                let mut word = words.slice(k * w, w);
+                self.errors[n].apply(&mut word);
+                let ch = &mut self.channel[n][k];
+                ch.extend((0..w).map(|i| word.get(i)));
+                let mut out = Bits::zeros(w);
+                for i in 0..w {
+                    out.set(i, ch.pop_front().expect("a word in, a word out"));
+                }
+                self.send(n, k, out, half);
+            }
         }
         Ok(())
     }
 
-    /// The user side of node `n` before a clk edge: the flows' beats in, delivered beats out.
+    /// The user side of node `n` before a rising edge of its user streams' clock (user_clk, or
+    /// clk): the flows' beats in, delivered beats out.
     fn user_side(&mut self, n: usize) -> Result<(), SimError> {
-        let p = self.nodes[n].p;
-        let u = p.user_bytes();
+        let u = self.nodes[n].beat_bytes();
         let far = 1 - n;
         let (valid, data, count, last) = if self.started { self.flows[n].source() } else { (false, vec![0; u], u, false) };
         let node = &mut self.nodes[n];

@@ -443,7 +443,7 @@ impl RclkLink {
         // (rises, falls) at this scheduled rising edge for a clock at q times clk.
         let at = |q: u64| {
             let every = m / q;
-            (i % every == 0, every > 1 && i % every == every / 2)
+            (i.is_multiple_of(every), every > 1 && i % every == every / 2)
         };
         let clk_rise = at(1).0;
         let fast = node.gt.map(|(port, _, w)| (port, w));

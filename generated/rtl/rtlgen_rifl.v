@@ -53,9 +53,11 @@
 //   flow-control buffer absorbs the lane skew; a group is lanes 0..j with heads, lane j ending
 //   the packet or being the last lane, and the next packet starts at lane 0 again.
 //   Latency (no errors, tx_ready high, lanes idle): an s_axis beat accepted at one edge is in
-//   tx_frame two edges later; from the first s_axis beat of a packet to its first m_axis beat
-//   through a zero-delay cable is 10 cycles (91 ns at the 109.4 MHz frame clock of 256-bit
-//   frames at 28 Gb/s), plus the cable.
+//   tx_frame three edges later (TX gearbox, the TX skid buffer's register, the lane's two
+//   stages); from the first s_axis beat of a packet to its first m_axis beat through a
+//   zero-delay cable is 12 cycles (110 ns at the 109.4 MHz frame clock of 256-bit frames at 28
+//   Gb/s), plus the cable. The two skid buffers (TX and RX glue) add one cycle each and keep
+//   one group per cycle.
 //   Status counters are 32-bit and saturate at 2^32-1; each counts a lane event one edge after
 //   the event (the events are registered first): frame_errors counts frames failing
 //   verification while the lane was in sync and in step (a detected error that starts a
@@ -97,12 +99,13 @@ module rtlgen_rifl (
 
     // TX: user beats of 32 bytes -> groups of 1 x 30 payload bytes.
     wire txg_valid;
-    wire txg_ready;
     wire [239:0] txg_data;
     wire [29:0] txg_keep;
     wire txg_last;
     wire seg_ready;
+    wire lanes_take;
     wire go;
+    wire txs_in_ready; // registered: empty skid register
     rtlgen_rifl_txgear u_txgear (
         .clk       (clk),
         .rst       (rst),
@@ -112,17 +115,13 @@ module rtlgen_rifl (
         .in_keep   (s_axis_tkeep),
         .in_last   (s_axis_tlast),
         .out_valid (txg_valid),
-        .out_ready (txg_ready),
+        .out_ready (txs_in_ready),
         .out_data  (txg_data),
         .out_keep  (txg_keep),
         .out_last  (txg_last)
     );
 
-    // Lock-step dispatch: a group leaves only when every lane takes user data in this slot.
-    assign txg_ready = tx_ready & (&seg_ready);
-    assign go = txg_ready & txg_valid;
-
-    // Lane 0: segment, transmitter, receiver, flow-control buffer.
+    // Segmenting: the TX gearbox's group cut into one raw region per lane (meta per Table 1, the format code in a partial end's last byte).
     wire [29:0] seg_keep_0;
     assign seg_keep_0 = txg_keep[29:0];
     wire seg_end_0; // the packet ends in this lane's segment
@@ -137,6 +136,39 @@ module rtlgen_rifl (
     assign seg_cnt_0[4] = ^(seg_keep_0 & 30'h00008000);
     wire [241:0] seg_raw_0; // {payload with the format code, meta}
     assign seg_raw_0 = {txg_data[239:232] | ({3'd0, seg_cnt_0} & {8{seg_end_0 & (~seg_keep_0[29])}}), txg_data[231:0], seg_meta_0};
+
+    // Lock-step dispatch: a group leaves only when every lane takes user data in this slot. The segmented group waits in a skid buffer, so the lanes' all-ready AND reaches neither the TX gearbox (its ready is a register) nor the segmenting (the lanes take a registered group).
+    assign lanes_take = tx_ready & (&seg_ready);
+    reg txs_valid; // the output register holds a beat
+    reg [241:0] txs_data; // the beat presented to the consumer
+    reg txs_sk_valid; // the skid register holds a beat (the consumer stalled while one came in)
+    reg [241:0] txs_sk_data; // the beat taken while the output register was stalled
+    assign txs_in_ready = ~txs_sk_valid;
+    wire txs_free; // the output register is empty or handed over at this edge
+    assign txs_free = (~txs_valid) | lanes_take;
+    always @(posedge clk) begin
+        if (rst) begin
+            txs_valid <= 1'd0;
+            txs_sk_valid <= 1'd0;
+        end else begin
+            if (txs_free) begin
+                txs_valid <= txs_sk_valid | txg_valid;
+                txs_sk_valid <= 1'd0;
+            end else if (txg_valid & txs_in_ready) begin
+                txs_sk_valid <= 1'd1;
+            end
+        end
+    end
+    always @(posedge clk) begin
+        if (txs_free) begin
+            txs_data <= txs_sk_valid ? txs_sk_data : seg_raw_0;
+        end else if (txs_in_ready) begin
+            txs_sk_data <= seg_raw_0;
+        end
+    end
+    assign go = lanes_take & txs_valid;
+
+    // Lane 0: transmitter, receiver, flow-control buffer.
     wire [2:0] tx_state_0;
     wire retrans_start_0;
     wire pause_event_0;
@@ -165,7 +197,7 @@ module rtlgen_rifl (
         .fc_high       (fc_high_0),
         .fc_low        (fc_low_0),
         .seg_take      (go),
-        .seg_raw       (seg_raw_0),
+        .seg_raw       (txs_data[241:0]),
         .seg_ready     (seg_ready),
         .state         (tx_state_0),
         .retrans_start (retrans_start_0),
@@ -235,15 +267,45 @@ module rtlgen_rifl (
     wire [239:0] grp_data;
     assign grp_last = head_valid_0 & head_0[1];
     assign grp_data = head_0[241:2];
-    assign pop_0 = head_valid_0 & grp_ready & head_valid_0;
+
+    // The group waits in a skid buffer: the buffers' pop looks at its registered ready, not at the RX gearbox, and the gearbox takes a registered group (data, keep, last).
+    reg rxs_valid; // the output register holds a beat
+    reg [270:0] rxs_data; // the beat presented to the consumer
+    reg rxs_sk_valid; // the skid register holds a beat (the consumer stalled while one came in)
+    reg [270:0] rxs_sk_data; // the beat taken while the output register was stalled
+    wire rxs_in_ready; // registered: empty skid register
+    assign rxs_in_ready = ~rxs_sk_valid;
+    wire rxs_free; // the output register is empty or handed over at this edge
+    assign rxs_free = (~rxs_valid) | grp_ready;
+    always @(posedge clk) begin
+        if (rst) begin
+            rxs_valid <= 1'd0;
+            rxs_sk_valid <= 1'd0;
+        end else begin
+            if (rxs_free) begin
+                rxs_valid <= rxs_sk_valid | head_valid_0;
+                rxs_sk_valid <= 1'd0;
+            end else if (head_valid_0 & rxs_in_ready) begin
+                rxs_sk_valid <= 1'd1;
+            end
+        end
+    end
+    always @(posedge clk) begin
+        if (rxs_free) begin
+            rxs_data <= rxs_sk_valid ? rxs_sk_data : {grp_last, grp_keep_0, grp_data};
+        end else if (rxs_in_ready) begin
+            rxs_sk_data <= {grp_last, grp_keep_0, grp_data};
+        end
+    end
+    assign pop_0 = head_valid_0 & rxs_in_ready & head_valid_0;
     rtlgen_rifl_rxgear u_rxgear (
         .clk       (clk),
         .rst       (rst),
-        .in_valid  (head_valid_0),
+        .in_valid  (rxs_valid),
         .in_ready  (grp_ready),
-        .in_data   (grp_data),
-        .in_keep   (grp_keep_0),
-        .in_last   (grp_last),
+        .in_data   (rxs_data[239:0]),
+        .in_keep   (rxs_data[269:240]),
+        .in_last   (rxs_data[270]),
         .out_valid (m_axis_tvalid),
         .out_ready (m_axis_tready),
         .out_data  (m_axis_tdata),

@@ -72,7 +72,7 @@
 //   rx_frame to the flow-control buffer: 1 rx_clk cycle + 2 clk cycles more than with one
 //   clock, plus the wait for the first clk edge after the FIFO write (up to one clk cycle; one
 //   clk cycle more when an rx_clk edge falls in a synchronizer's sampling window); the TX path
-//   is unchanged (an s_axis beat accepted at one edge is in tx_frame two edges later).
+//   is unchanged (an s_axis beat accepted at one edge is in tx_frame three edges later).
 //   Resets: rst (or rst_n) resets the clk domain, rx_rst[j] lane j's receiver and the write
 //   side of its CDC FIFO, free_rst the compensation's free domain, tx_fast_rst (with gt_bits)
 //   the fast TX domain: assert them together (each for at least one edge of its clock with the
@@ -117,12 +117,13 @@ module rtlgen_rifl_rclk (
 
     // TX: user beats of 128 bytes -> groups of 4 x 30 payload bytes.
     wire txg_valid;
-    wire txg_ready;
     wire [959:0] txg_data;
     wire [119:0] txg_keep;
     wire txg_last;
     wire [3:0] seg_ready;
+    wire lanes_take;
     wire go;
+    wire txs_in_ready; // registered: empty skid register
     rtlgen_rifl4_txgear u_txgear (
         .clk       (clk),
         .rst       (rst),
@@ -132,30 +133,13 @@ module rtlgen_rifl_rclk (
         .in_keep   (s_axis_tkeep),
         .in_last   (s_axis_tlast),
         .out_valid (txg_valid),
-        .out_ready (txg_ready),
+        .out_ready (txs_in_ready),
         .out_data  (txg_data),
         .out_keep  (txg_keep),
         .out_last  (txg_last)
     );
 
-    // Lock-step dispatch: a group leaves only when every lane takes user data in this slot.
-
-    // Clock compensation: a slot the local clock gained on the far end's carries no user data.
-    wire comp_idle; // this slot is an owed Idle slot
-    rtlgen_rifl_rclk_comp u_comp (
-        .clk      (clk),
-        .rst      (rst),
-        .slot     (tx_ready),
-        .idle     (comp_idle),
-        .rx_clk   (rx_clk[0]),
-        .rx_rst   (rx_rst[0]),
-        .free_clk (free_clk),
-        .free_rst (free_rst)
-    );
-    assign txg_ready = tx_ready & (&seg_ready) & (~comp_idle);
-    assign go = txg_ready & txg_valid;
-
-    // Lane 0: segment, transmitter, receiver, flow-control buffer.
+    // Segmenting: the TX gearbox's group cut into one raw region per lane (meta per Table 1, the format code in a partial end's last byte).
     wire [29:0] seg_keep_0;
     assign seg_keep_0 = txg_keep[29:0];
     wire seg_end_0; // the packet ends in this lane's segment
@@ -170,6 +154,94 @@ module rtlgen_rifl_rclk (
     assign seg_cnt_0[4] = ^(seg_keep_0 & 30'h00008000);
     wire [241:0] seg_raw_0; // {payload with the format code, meta}
     assign seg_raw_0 = {txg_data[239:232] | ({3'd0, seg_cnt_0} & {8{seg_end_0 & (~seg_keep_0[29])}}), txg_data[231:0], seg_meta_0};
+    wire [29:0] seg_keep_1;
+    assign seg_keep_1 = txg_keep[59:30];
+    wire seg_end_1; // the packet ends in this lane's segment
+    assign seg_end_1 = txg_last & seg_keep_1[0] & (~txg_keep[60]);
+    wire [1:0] seg_meta_1; // meta code (Table 1)
+    assign seg_meta_1 = {seg_end_1, seg_keep_1[0] & ((~seg_end_1) | seg_keep_1[29])};
+    wire [4:0] seg_cnt_1; // ones of the thermometer code seg_keep_1
+    assign seg_cnt_1[0] = ^seg_keep_1;
+    assign seg_cnt_1[1] = ^(seg_keep_1 & 30'h2aaaaaaa);
+    assign seg_cnt_1[2] = ^(seg_keep_1 & 30'h08888888);
+    assign seg_cnt_1[3] = ^(seg_keep_1 & 30'h00808080);
+    assign seg_cnt_1[4] = ^(seg_keep_1 & 30'h00008000);
+    wire [241:0] seg_raw_1; // {payload with the format code, meta}
+    assign seg_raw_1 = {txg_data[479:472] | ({3'd0, seg_cnt_1} & {8{seg_end_1 & (~seg_keep_1[29])}}), txg_data[471:240], seg_meta_1};
+    wire [29:0] seg_keep_2;
+    assign seg_keep_2 = txg_keep[89:60];
+    wire seg_end_2; // the packet ends in this lane's segment
+    assign seg_end_2 = txg_last & seg_keep_2[0] & (~txg_keep[90]);
+    wire [1:0] seg_meta_2; // meta code (Table 1)
+    assign seg_meta_2 = {seg_end_2, seg_keep_2[0] & ((~seg_end_2) | seg_keep_2[29])};
+    wire [4:0] seg_cnt_2; // ones of the thermometer code seg_keep_2
+    assign seg_cnt_2[0] = ^seg_keep_2;
+    assign seg_cnt_2[1] = ^(seg_keep_2 & 30'h2aaaaaaa);
+    assign seg_cnt_2[2] = ^(seg_keep_2 & 30'h08888888);
+    assign seg_cnt_2[3] = ^(seg_keep_2 & 30'h00808080);
+    assign seg_cnt_2[4] = ^(seg_keep_2 & 30'h00008000);
+    wire [241:0] seg_raw_2; // {payload with the format code, meta}
+    assign seg_raw_2 = {txg_data[719:712] | ({3'd0, seg_cnt_2} & {8{seg_end_2 & (~seg_keep_2[29])}}), txg_data[711:480], seg_meta_2};
+    wire [29:0] seg_keep_3;
+    assign seg_keep_3 = txg_keep[119:90];
+    wire seg_end_3; // the packet ends in this lane's segment
+    assign seg_end_3 = txg_last & seg_keep_3[0];
+    wire [1:0] seg_meta_3; // meta code (Table 1)
+    assign seg_meta_3 = {seg_end_3, seg_keep_3[0] & ((~seg_end_3) | seg_keep_3[29])};
+    wire [4:0] seg_cnt_3; // ones of the thermometer code seg_keep_3
+    assign seg_cnt_3[0] = ^seg_keep_3;
+    assign seg_cnt_3[1] = ^(seg_keep_3 & 30'h2aaaaaaa);
+    assign seg_cnt_3[2] = ^(seg_keep_3 & 30'h08888888);
+    assign seg_cnt_3[3] = ^(seg_keep_3 & 30'h00808080);
+    assign seg_cnt_3[4] = ^(seg_keep_3 & 30'h00008000);
+    wire [241:0] seg_raw_3; // {payload with the format code, meta}
+    assign seg_raw_3 = {txg_data[959:952] | ({3'd0, seg_cnt_3} & {8{seg_end_3 & (~seg_keep_3[29])}}), txg_data[951:720], seg_meta_3};
+
+    // Lock-step dispatch: a group leaves only when every lane takes user data in this slot. The segmented group waits in a skid buffer, so the lanes' all-ready AND reaches neither the TX gearbox (its ready is a register) nor the segmenting (the lanes take a registered group).
+
+    // Clock compensation: a slot the local clock gained on the far end's carries no user data.
+    wire comp_idle; // this slot is an owed Idle slot
+    rtlgen_rifl_rclk_comp u_comp (
+        .clk      (clk),
+        .rst      (rst),
+        .slot     (tx_ready),
+        .idle     (comp_idle),
+        .rx_clk   (rx_clk[0]),
+        .rx_rst   (rx_rst[0]),
+        .free_clk (free_clk),
+        .free_rst (free_rst)
+    );
+    assign lanes_take = tx_ready & (&seg_ready) & (~comp_idle);
+    reg txs_valid; // the output register holds a beat
+    reg [967:0] txs_data; // the beat presented to the consumer
+    reg txs_sk_valid; // the skid register holds a beat (the consumer stalled while one came in)
+    reg [967:0] txs_sk_data; // the beat taken while the output register was stalled
+    assign txs_in_ready = ~txs_sk_valid;
+    wire txs_free; // the output register is empty or handed over at this edge
+    assign txs_free = (~txs_valid) | lanes_take;
+    always @(posedge clk) begin
+        if (rst) begin
+            txs_valid <= 1'd0;
+            txs_sk_valid <= 1'd0;
+        end else begin
+            if (txs_free) begin
+                txs_valid <= txs_sk_valid | txg_valid;
+                txs_sk_valid <= 1'd0;
+            end else if (txg_valid & txs_in_ready) begin
+                txs_sk_valid <= 1'd1;
+            end
+        end
+    end
+    always @(posedge clk) begin
+        if (txs_free) begin
+            txs_data <= txs_sk_valid ? txs_sk_data : {seg_raw_3, seg_raw_2, seg_raw_1, seg_raw_0};
+        end else if (txs_in_ready) begin
+            txs_sk_data <= {seg_raw_3, seg_raw_2, seg_raw_1, seg_raw_0};
+        end
+    end
+    assign go = lanes_take & txs_valid;
+
+    // Lane 0: transmitter, receiver, flow-control buffer.
     wire [2:0] tx_state_0;
     wire retrans_start_0;
     wire pause_event_0;
@@ -198,7 +270,7 @@ module rtlgen_rifl_rclk (
         .fc_high       (fc_high_0),
         .fc_low        (fc_low_0),
         .seg_take      (go),
-        .seg_raw       (seg_raw_0),
+        .seg_raw       (txs_data[241:0]),
         .seg_ready     (seg_ready[0]),
         .state         (tx_state_0),
         .retrans_start (retrans_start_0),
@@ -235,21 +307,7 @@ module rtlgen_rifl_rclk (
         .low        (fc_low_0)
     );
 
-    // Lane 1: segment, transmitter, receiver, flow-control buffer.
-    wire [29:0] seg_keep_1;
-    assign seg_keep_1 = txg_keep[59:30];
-    wire seg_end_1; // the packet ends in this lane's segment
-    assign seg_end_1 = txg_last & seg_keep_1[0] & (~txg_keep[60]);
-    wire [1:0] seg_meta_1; // meta code (Table 1)
-    assign seg_meta_1 = {seg_end_1, seg_keep_1[0] & ((~seg_end_1) | seg_keep_1[29])};
-    wire [4:0] seg_cnt_1; // ones of the thermometer code seg_keep_1
-    assign seg_cnt_1[0] = ^seg_keep_1;
-    assign seg_cnt_1[1] = ^(seg_keep_1 & 30'h2aaaaaaa);
-    assign seg_cnt_1[2] = ^(seg_keep_1 & 30'h08888888);
-    assign seg_cnt_1[3] = ^(seg_keep_1 & 30'h00808080);
-    assign seg_cnt_1[4] = ^(seg_keep_1 & 30'h00008000);
-    wire [241:0] seg_raw_1; // {payload with the format code, meta}
-    assign seg_raw_1 = {txg_data[479:472] | ({3'd0, seg_cnt_1} & {8{seg_end_1 & (~seg_keep_1[29])}}), txg_data[471:240], seg_meta_1};
+    // Lane 1: transmitter, receiver, flow-control buffer.
     wire [2:0] tx_state_1;
     wire retrans_start_1;
     wire pause_event_1;
@@ -278,7 +336,7 @@ module rtlgen_rifl_rclk (
         .fc_high       (fc_high_1),
         .fc_low        (fc_low_1),
         .seg_take      (go),
-        .seg_raw       (seg_raw_1),
+        .seg_raw       (txs_data[483:242]),
         .seg_ready     (seg_ready[1]),
         .state         (tx_state_1),
         .retrans_start (retrans_start_1),
@@ -315,21 +373,7 @@ module rtlgen_rifl_rclk (
         .low        (fc_low_1)
     );
 
-    // Lane 2: segment, transmitter, receiver, flow-control buffer.
-    wire [29:0] seg_keep_2;
-    assign seg_keep_2 = txg_keep[89:60];
-    wire seg_end_2; // the packet ends in this lane's segment
-    assign seg_end_2 = txg_last & seg_keep_2[0] & (~txg_keep[90]);
-    wire [1:0] seg_meta_2; // meta code (Table 1)
-    assign seg_meta_2 = {seg_end_2, seg_keep_2[0] & ((~seg_end_2) | seg_keep_2[29])};
-    wire [4:0] seg_cnt_2; // ones of the thermometer code seg_keep_2
-    assign seg_cnt_2[0] = ^seg_keep_2;
-    assign seg_cnt_2[1] = ^(seg_keep_2 & 30'h2aaaaaaa);
-    assign seg_cnt_2[2] = ^(seg_keep_2 & 30'h08888888);
-    assign seg_cnt_2[3] = ^(seg_keep_2 & 30'h00808080);
-    assign seg_cnt_2[4] = ^(seg_keep_2 & 30'h00008000);
-    wire [241:0] seg_raw_2; // {payload with the format code, meta}
-    assign seg_raw_2 = {txg_data[719:712] | ({3'd0, seg_cnt_2} & {8{seg_end_2 & (~seg_keep_2[29])}}), txg_data[711:480], seg_meta_2};
+    // Lane 2: transmitter, receiver, flow-control buffer.
     wire [2:0] tx_state_2;
     wire retrans_start_2;
     wire pause_event_2;
@@ -358,7 +402,7 @@ module rtlgen_rifl_rclk (
         .fc_high       (fc_high_2),
         .fc_low        (fc_low_2),
         .seg_take      (go),
-        .seg_raw       (seg_raw_2),
+        .seg_raw       (txs_data[725:484]),
         .seg_ready     (seg_ready[2]),
         .state         (tx_state_2),
         .retrans_start (retrans_start_2),
@@ -395,21 +439,7 @@ module rtlgen_rifl_rclk (
         .low        (fc_low_2)
     );
 
-    // Lane 3: segment, transmitter, receiver, flow-control buffer.
-    wire [29:0] seg_keep_3;
-    assign seg_keep_3 = txg_keep[119:90];
-    wire seg_end_3; // the packet ends in this lane's segment
-    assign seg_end_3 = txg_last & seg_keep_3[0];
-    wire [1:0] seg_meta_3; // meta code (Table 1)
-    assign seg_meta_3 = {seg_end_3, seg_keep_3[0] & ((~seg_end_3) | seg_keep_3[29])};
-    wire [4:0] seg_cnt_3; // ones of the thermometer code seg_keep_3
-    assign seg_cnt_3[0] = ^seg_keep_3;
-    assign seg_cnt_3[1] = ^(seg_keep_3 & 30'h2aaaaaaa);
-    assign seg_cnt_3[2] = ^(seg_keep_3 & 30'h08888888);
-    assign seg_cnt_3[3] = ^(seg_keep_3 & 30'h00808080);
-    assign seg_cnt_3[4] = ^(seg_keep_3 & 30'h00008000);
-    wire [241:0] seg_raw_3; // {payload with the format code, meta}
-    assign seg_raw_3 = {txg_data[959:952] | ({3'd0, seg_cnt_3} & {8{seg_end_3 & (~seg_keep_3[29])}}), txg_data[951:720], seg_meta_3};
+    // Lane 3: transmitter, receiver, flow-control buffer.
     wire [2:0] tx_state_3;
     wire retrans_start_3;
     wire pause_event_3;
@@ -438,7 +468,7 @@ module rtlgen_rifl_rclk (
         .fc_high       (fc_high_3),
         .fc_low        (fc_low_3),
         .seg_take      (go),
-        .seg_raw       (seg_raw_3),
+        .seg_raw       (txs_data[967:726]),
         .seg_ready     (seg_ready[3]),
         .state         (tx_state_3),
         .retrans_start (retrans_start_3),
@@ -629,18 +659,48 @@ module rtlgen_rifl_rclk (
     assign grp_last = (grp_end_0 & head_0[1]) | (grp_end_1 & head_1[1]) | (grp_end_2 & head_2[1]) | (grp_end_3 & head_3[1]);
     assign grp_keep = {grp_keep_3, grp_keep_2, grp_keep_1, grp_keep_0};
     assign grp_data = {head_3[241:2], head_2[241:2], head_1[241:2], head_0[241:2]};
-    assign pop_0 = grp_valid & grp_ready & head_valid_0;
-    assign pop_1 = grp_valid & grp_ready & in_grp_1;
-    assign pop_2 = grp_valid & grp_ready & in_grp_2;
-    assign pop_3 = grp_valid & grp_ready & in_grp_3;
+
+    // The group waits in a skid buffer: the buffers' pop looks at its registered ready, not at the RX gearbox, and the gearbox takes a registered group (data, keep, last).
+    reg rxs_valid; // the output register holds a beat
+    reg [1080:0] rxs_data; // the beat presented to the consumer
+    reg rxs_sk_valid; // the skid register holds a beat (the consumer stalled while one came in)
+    reg [1080:0] rxs_sk_data; // the beat taken while the output register was stalled
+    wire rxs_in_ready; // registered: empty skid register
+    assign rxs_in_ready = ~rxs_sk_valid;
+    wire rxs_free; // the output register is empty or handed over at this edge
+    assign rxs_free = (~rxs_valid) | grp_ready;
+    always @(posedge clk) begin
+        if (rst) begin
+            rxs_valid <= 1'd0;
+            rxs_sk_valid <= 1'd0;
+        end else begin
+            if (rxs_free) begin
+                rxs_valid <= rxs_sk_valid | grp_valid;
+                rxs_sk_valid <= 1'd0;
+            end else if (grp_valid & rxs_in_ready) begin
+                rxs_sk_valid <= 1'd1;
+            end
+        end
+    end
+    always @(posedge clk) begin
+        if (rxs_free) begin
+            rxs_data <= rxs_sk_valid ? rxs_sk_data : {grp_last, grp_keep, grp_data};
+        end else if (rxs_in_ready) begin
+            rxs_sk_data <= {grp_last, grp_keep, grp_data};
+        end
+    end
+    assign pop_0 = grp_valid & rxs_in_ready & head_valid_0;
+    assign pop_1 = grp_valid & rxs_in_ready & in_grp_1;
+    assign pop_2 = grp_valid & rxs_in_ready & in_grp_2;
+    assign pop_3 = grp_valid & rxs_in_ready & in_grp_3;
     rtlgen_rifl4_rxgear u_rxgear (
         .clk       (clk),
         .rst       (rst),
-        .in_valid  (grp_valid),
+        .in_valid  (rxs_valid),
         .in_ready  (grp_ready),
-        .in_data   (grp_data),
-        .in_keep   (grp_keep),
-        .in_last   (grp_last),
+        .in_data   (rxs_data[959:0]),
+        .in_keep   (rxs_data[1079:960]),
+        .in_last   (rxs_data[1080]),
         .out_valid (m_axis_tvalid),
         .out_ready (m_axis_tready),
         .out_data  (m_axis_tdata),

@@ -18,6 +18,7 @@ pub mod pipe;
 pub mod props;
 pub mod ram;
 pub mod select;
+pub mod skid;
 pub mod tidy;
 pub mod verilog;
 pub mod xor_net;

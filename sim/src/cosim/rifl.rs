@@ -695,7 +695,7 @@ impl NodeIo for TwinNode {
 
     /// The link sees the RTL's outputs; the model's are compared with them.
     fn eval(&mut self, i: &NodeIn) -> NodeOut {
-        let want = self.model.outputs(i.tx_ready);
+        let want = self.model.outputs();
         let r = self.set_inputs(i).and_then(|_| {
             self.dut.eval();
             self.read_and_compare(&want)

@@ -26,7 +26,7 @@ use std::time::Instant;
 
 /// Cycles from a frame entering a node's receive side to the node's transmit side answering
 /// it over a zero-delay cable (first beat in to first beat out: docs/results/rifl.md).
-pub const NODE_PASS_CYCLES: u32 = 10;
+pub const NODE_PASS_CYCLES: u32 = 12;
 
 /// A sweep.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -124,7 +124,7 @@ pub fn sweep_params(bench: &Bench, o: &SweepOptions) -> Result<Params, CampaignE
     // rollback and request margins (the block's rule for a given cable: 2^n >= 16 + 16 + RTT
     // frames), or a retransmitted frame aliases a newer one with the same ID and is accepted in
     // its place: with 32 IDs over an 8-cycle channel the sweep delivered corrupted packets from
-    // BER 3e-6. Here RTT = 2 x (channel delay + the node's 10-cycle pass-through).
+    // BER 3e-6. Here RTT = 2 x (channel delay + the node's 12-cycle pass-through).
     let rtt = 2 * (o.delay + NODE_PASS_CYCLES);
     let need = 32 + rtt;
     if (1u64 << p.frame_id_bits) < need as u64 {

@@ -26,8 +26,8 @@ impl NodeIo for Node {
     fn params(&self) -> Params {
         self.p
     }
-    fn eval(&mut self, i: &NodeIn) -> NodeOut {
-        Node::outputs(self, i.tx_ready)
+    fn eval(&mut self, _: &NodeIn) -> NodeOut {
+        Node::outputs(self)
     }
     fn tick(&mut self, i: &NodeIn) {
         Node::tick(self, i)

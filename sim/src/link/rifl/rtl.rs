@@ -248,7 +248,7 @@ impl NodeIo for Twin {
     }
     fn eval(&mut self, i: &NodeIn) -> NodeOut {
         let r = self.rtl.eval(i);
-        let m = self.model.outputs(i.tx_ready);
+        let m = self.model.outputs();
         if self.mismatch.is_none() {
             if let Some(d) = diff_outputs(&r, &m) {
                 self.mismatch = Some(format!("cycle {}: {d}", self.cycles));

@@ -10,6 +10,12 @@
 //! the skew; a group is complete when lanes 0..j all have a head and lane j's is the end of a
 //! packet (or j is the last lane); it is popped from those lanes only, and the next packet
 //! starts again at lane 0.
+//!
+//! Two skid buffers ([`crate::hw::skid`]) decouple the glue: the segmented group waits in one
+//! between the TX gearbox and the lanes (the gearbox sees its registered ready, the lanes take a
+//! registered group), the assembled group in the other between the flow-control buffers and the
+//! RX gearbox (the buffers pop on its registered ready). Each adds one cycle and keeps one group
+//! per cycle.
 
 use crate::bits::Bits;
 use super::codec::{Codec, META_BODY, META_EOP_FULL, META_EOP_PARTIAL, META_INVALID};
@@ -18,6 +24,7 @@ use super::gearbox::Gearbox;
 use super::params::Params;
 use super::rx::RxLane;
 use super::tx::{TxComb, TxIn, TxLane, TxState};
+use crate::hw::skid::SkidModel;
 
 /// The top's inputs in one cycle.
 #[derive(Debug, Clone)]
@@ -68,6 +75,10 @@ pub struct Node {
     pub tx: Vec<TxLane>,
     pub rx: Vec<RxLane>,
     pub fifo: Vec<Fifo>,
+    /// The segmented group on its way from the TX gearbox to the lanes.
+    pub txs: SkidModel<Vec<Bits>>,
+    /// The assembled group on its way from the flow-control buffers to the RX gearbox.
+    pub rxs: SkidModel<Group>,
     pub link_up: bool,
     pub frame_errors: u32,
     pub retransmissions: u32,
@@ -86,6 +97,8 @@ impl Node {
             tx: (0..l).map(|_| TxLane::new(p)).collect(),
             rx: (0..l).map(|_| RxLane::new(p)).collect(),
             fifo: (0..l).map(|_| Fifo::new(&p)).collect(),
+            txs: SkidModel::new(),
+            rxs: SkidModel::new(),
             link_up: false,
             frame_errors: 0,
             retransmissions: 0,
@@ -96,7 +109,7 @@ impl Node {
         }
     }
 
-    /// The TX gearbox's group cut into one raw region per lane (meta per Table 1, format code in
+    /// The TX gearbox's group (the TX skid buffer's input) cut into one raw region per lane (meta per Table 1, format code in
     /// the last byte of a partial end-of-packet payload, empty lanes as fillers).
     pub fn segments(&self) -> Vec<Bits> {
         let s = self.p.payload_bytes();
@@ -162,23 +175,26 @@ impl Node {
         }
     }
 
+    /// The segments the lanes are offered: the TX skid buffer's registered group (zeros when it
+    /// holds none; no lane takes them then).
+    fn offered(&self) -> Vec<Bits> {
+        match &self.txs.out {
+            Some(segs) => segs.clone(),
+            None => vec![Bits::zeros(self.p.raw_bits()); self.p.lanes()],
+        }
+    }
+
     fn lane_combs(&self, tx_ready: bool, segs: &[Bits]) -> Vec<TxComb> {
         (0..self.p.lanes()).map(|j| self.tx[j].comb(&self.tx_in(j, tx_ready, false, &segs[j]))).collect()
     }
 
-    /// Whether the TX gearbox's group goes out at this edge.
-    fn go(&self, tx_ready: bool, combs: &[TxComb]) -> bool {
-        tx_ready && combs.iter().all(|c| c.seg_ready) && self.txg.out().valid
-    }
-
-    /// The outputs in this cycle: registers, except `s_axis_tready`, which looks at `tx_ready`
-    /// and the lanes' states (the TX gearbox's output transfer).
-    pub fn outputs(&self, tx_ready: bool) -> NodeOut {
+    /// The outputs in this cycle: registers, except `s_axis_tready`, which looks at the TX
+    /// gearbox's output transfer into the TX skid buffer (whose ready is a register; `tx_ready`
+    /// no longer reaches it).
+    pub fn outputs(&self) -> NodeOut {
         let m = self.rxg.out();
-        let combs = self.lane_combs(tx_ready, &self.segments());
-        let out_ready = tx_ready && combs.iter().all(|c| c.seg_ready);
         NodeOut {
-            s_ready: self.txg.in_ready(out_ready),
+            s_ready: self.txg.in_ready(self.txs.in_ready()),
             m_valid: m.valid,
             m_data: m.data.to_vec(),
             m_count: m.count,
@@ -193,23 +209,28 @@ impl Node {
 
     /// The TX states (combinational) with the given transceiver readiness.
     pub fn tx_states(&self) -> Vec<TxState> {
-        let segs = self.segments();
-        self.lane_combs(true, &segs).iter().map(|c| c.state).collect()
+        self.lane_combs(true, &self.offered()).iter().map(|c| c.state).collect()
     }
 
     pub fn tick(&mut self, i: &NodeIn) {
         let l = self.p.lanes();
-        let segs = self.segments();
+        let segs = self.offered();
         let combs = self.lane_combs(i.tx_ready, &segs);
-        let go = self.go(i.tx_ready, &combs);
-        let out_ready = i.tx_ready && combs.iter().all(|c| c.seg_ready);
+        // The lanes take the skid buffer's group (lock step).
+        let lanes_take = i.tx_ready && combs.iter().all(|c| c.seg_ready);
+        let go = lanes_take && self.txs.out.is_some();
+        let txs_ready = self.txs.in_ready();
+        let new_segs = self.txg.out().valid.then(|| self.segments());
         let group = self.group();
-        let take_group = group.is_some() && self.rxg.in_ready(i.m_ready);
+        let take_group = group.is_some() && self.rxs.in_ready();
+        let rxg_ready = self.rxg.in_ready(i.m_ready);
+        let rx_group = self.rxs.out.clone();
         let pushes: Vec<(bool, Bits)> = self.rx.iter().map(|r| (r.out_valid, r.out_raw.clone())).collect();
         let err_pulses = self.rx.iter().filter(|r| r.err_pulse).count() as u32;
         let tx_ins: Vec<TxIn> = (0..l).map(|j| self.tx_in(j, i.tx_ready, go, &segs[j])).collect();
         // Registers.
-        self.txg.tick(i.s_valid, i.s_data, i.s_count, i.s_last, out_ready);
+        self.txg.tick(i.s_valid, i.s_data, i.s_count, i.s_last, txs_ready);
+        self.txs.tick(new_segs.as_ref(), lanes_take);
         for (t, ti) in self.tx.iter_mut().zip(&tx_ins) {
             t.tick(ti);
         }
@@ -220,7 +241,8 @@ impl Node {
             let pop = take_group && group.as_ref().is_some_and(|g| j <= g.last_lane);
             f.tick(*push, din, pop);
         }
-        match &group {
+        self.rxs.tick(group.as_ref(), rxg_ready);
+        match &rx_group {
             Some(g) => self.rxg.tick(true, &g.data, g.count, g.last, i.m_ready),
             None => self.rxg.tick(false, &[], 0, false, i.m_ready),
         }

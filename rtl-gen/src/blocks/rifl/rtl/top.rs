@@ -87,7 +87,7 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names, rec: Option<&Recovered
     // The gearboxes' user side: the user streams, or with temporal bonding the clk side of its stages.
     let user_side = |axis: &Axis, sig: Signal, bonded: &str| if temporal.is_some() { id(&format!("{bonded}_{}", bond_suffix(sig))) } else { axis.sig(sig) };
     it.push(Item::comment(&format!("TX: user beats of {u} bytes -> groups of {l} x {s} payload bytes.")));
-    for (name, w) in [("txg_valid", 1), ("txg_ready", 1), ("txg_data", 8 * g), ("txg_keep", g), ("txg_last", 1), ("seg_ready", l), ("go", 1)] {
+    for (name, w) in [("txg_valid", 1), ("txg_ready", 1), ("txg_data", 8 * g), ("txg_keep", g), ("txg_last", 1), ("seg_ready", l), ("lanes_take", 1), ("go", 1)] {
         it.push(Item::wire(name, w, ""));
     }
     it.push(clocked_instance(
@@ -107,23 +107,8 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names, rec: Option<&Recovered
             ("out_last", id("txg_last")),
         ],
     ));
-    it.push(Item::comment("Lock-step dispatch: a group leaves only when every lane takes user data in this slot."));
-    if let Some(rec) = rec.filter(|r| r.compensation) {
-        it.push(Item::comment("Clock compensation: a slot the local clock gained on the far end's carries no user data."));
-        it.push(Item::wire("comp_idle", 1, "this slot is an owed Idle slot"));
-        it.push(compensation(design, n, l, rec));
-        let mut terms = vec![Expr::red(UnOp::RedAnd, id("seg_ready")), id("comp_idle").not()];
-        if gt.is_none() {
-            terms.insert(0, id("tx_ready"));
-        }
-        it.push(Item::assign(id("txg_ready"), all(terms)));
-    } else {
-        it.push(Item::assign(id("txg_ready"), Expr::and(id("tx_ready"), Expr::red(UnOp::RedAnd, id("seg_ready")))));
-    }
-    it.push(Item::assign(id("go"), Expr::and(id("txg_ready"), id("txg_valid"))));
-
+    it.push(Item::comment("Segmenting: the TX gearbox's group cut into one raw region per lane (meta per Table 1, the format code in a partial end's last byte)."));
     for j in 0..l {
-        it.push(Item::comment(&format!("Lane {j}: segment, transmitter, receiver, flow-control buffer.")));
         let keep = lane("seg_keep", j);
         wire(&mut it, &keep, s, "", Expr::slice("txg_keep", (j + 1) * s - 1, j * s));
         let next_lo = if j + 1 < l { Expr::bit("txg_keep", (j + 1) * s) } else { Expr::zero() };
@@ -138,7 +123,27 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names, rec: Option<&Recovered
         let partial = Expr::and(end, k_hi.not());
         let top_byte = Expr::or(Expr::slice("txg_data", 8 * (j + 1) * s - 1, 8 * (j + 1) * s - 8), Expr::and(cnt8, Expr::Repeat(8, Box::new(partial))));
         wire(&mut it, &lane("seg_raw", j), r, "{payload with the format code, meta}", cat(vec![top_byte, Expr::slice("txg_data", 8 * (j + 1) * s - 9, 8 * j * s), id(&lane("seg_meta", j))]));
+    }
+    it.push(Item::comment("Lock-step dispatch: a group leaves only when every lane takes user data in this slot. The segmented group waits in a skid buffer, so the lanes' all-ready AND reaches neither the TX gearbox (its ready is a register) nor the segmenting (the lanes take a registered group)."));
+    if let Some(rec) = rec.filter(|r| r.compensation) {
+        it.push(Item::comment("Clock compensation: a slot the local clock gained on the far end's carries no user data."));
+        it.push(Item::wire("comp_idle", 1, "this slot is an owed Idle slot"));
+        it.push(compensation(design, n, l, rec));
+        let mut terms = vec![Expr::red(UnOp::RedAnd, id("seg_ready")), id("comp_idle").not()];
+        if gt.is_none() {
+            terms.insert(0, id("tx_ready"));
+        }
+        it.push(Item::assign(id("lanes_take"), all(terms)));
+    } else {
+        it.push(Item::assign(id("lanes_take"), Expr::and(id("tx_ready"), Expr::red(UnOp::RedAnd, id("seg_ready")))));
+    }
+    let segs = cat((0..l).rev().map(|j| id(&lane("seg_raw", j))).collect());
+    let txs = crate::hw::skid::skid(&mut it, "txs", l * r, id("txg_valid"), segs, id("lanes_take"));
+    it.push(Item::assign(id("txg_ready"), id(&txs.in_ready)));
+    it.push(Item::assign(id("go"), Expr::and(id("lanes_take"), id(&txs.valid))));
 
+    for j in 0..l {
+        it.push(Item::comment(&format!("Lane {j}: transmitter, receiver, flow-control buffer.")));
         for (name, w) in [
             ("tx_state", 3),
             ("retrans_start", 1),
@@ -174,7 +179,7 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names, rec: Option<&Recovered
                 ("fc_high", id(&lane("fc_high", j))),
                 ("fc_low", id(&lane("fc_low", j))),
                 ("seg_take", id("go")),
-                ("seg_raw", id(&lane("seg_raw", j))),
+                ("seg_raw", Expr::slice(&txs.data, (j + 1) * r - 1, j * r)),
                 ("seg_ready", bit_of("seg_ready", l, j)),
                 ("state", id(&lane("tx_state", j))),
                 ("retrans_start", id(&lane("retrans_start", j))),
@@ -258,19 +263,21 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names, rec: Option<&Recovered
     it.push(Item::assign(id("grp_last"), any(eops)));
     it.push(Item::assign(id("grp_keep"), cat(keeps)));
     it.push(Item::assign(id("grp_data"), cat(datas)));
+    it.push(Item::comment("The group waits in a skid buffer: the buffers' pop looks at its registered ready, not at the RX gearbox, and the gearbox takes a registered group (data, keep, last)."));
+    let rxs = crate::hw::skid::skid(&mut it, "rxs", 8 * g + g + 1, id("grp_valid"), cat(vec![id("grp_last"), id("grp_keep"), id("grp_data")]), id("grp_ready"));
     for j in 0..l {
-        it.push(Item::assign(id(&lane("pop", j)), all(vec![id("grp_valid"), id("grp_ready"), id(&lane("in_grp", j))])));
+        it.push(Item::assign(id(&lane("pop", j)), all(vec![id("grp_valid"), id(&rxs.in_ready), id(&lane("in_grp", j))])));
     }
     it.push(clocked_instance(
         &n.rxgear,
         "u_rxgear",
         design.reset,
         vec![
-            ("in_valid", id("grp_valid")),
+            ("in_valid", id(&rxs.valid)),
             ("in_ready", id("grp_ready")),
-            ("in_data", id("grp_data")),
-            ("in_keep", id("grp_keep")),
-            ("in_last", id("grp_last")),
+            ("in_data", Expr::slice(&rxs.data, 8 * g - 1, 0)),
+            ("in_keep", Expr::slice(&rxs.data, 9 * g - 1, 8 * g)),
+            ("in_last", Expr::bit(&rxs.data, 9 * g)),
             ("out_valid", user_side(&user_out, Signal::Valid, "rxb")),
             ("out_ready", user_side(&user_out, Signal::Ready, "rxb")),
             ("out_data", user_side(&user_out, Signal::Data, "rxb")),
@@ -321,7 +328,7 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names, rec: Option<&Recovered
     ];
     match rec {
         None => notes.extend([
-            "Latency (no errors, tx_ready high, lanes idle): an s_axis beat accepted at one edge is in tx_frame two edges later; from the first s_axis beat of a packet to its first m_axis beat through a zero-delay cable is 10 cycles (91 ns at the 109.4 MHz frame clock of 256-bit frames at 28 Gb/s), plus the cable.".to_string(),
+            "Latency (no errors, tx_ready high, lanes idle): an s_axis beat accepted at one edge is in tx_frame three edges later (TX gearbox, the TX skid buffer's register, the lane's two stages); from the first s_axis beat of a packet to its first m_axis beat through a zero-delay cable is 12 cycles (110 ns at the 109.4 MHz frame clock of 256-bit frames at 28 Gb/s), plus the cable. The two skid buffers (TX and RX glue) add one cycle each and keep one group per cycle.".to_string(),
             format!("Status counters are {cb}-bit and saturate at 2^{cb}-1; each counts a lane event one edge after the event (the events are registered first): frame_errors counts frames failing verification while the lane was in sync and in step (a detected error that starts a recovery; frames failing during the recovery are not counted), retransmissions counts procedures (of 2.5*2^n frames) started, pause_events counts lanes leaving data transfer for Send Pause (local loss of sync) or Pause (the far end's)."),
             "One clock here (clocking = \"single\"): rx_frame is taken in the clk domain, as from a transceiver whose RX data is already moved to the TX clock. With clocking = \"recovered\" the same node takes each lane on its recovered clock rx_clk[j]: that lane's receiver runs there and an asynchronous FIFO of the CDC kit carries its delivered raw regions and event flags into clk, and clock compensation on a free-running clock pauses the TX controller for each cycle the local clock gains over the far end's.".to_string(),
         ]),
@@ -501,7 +508,7 @@ fn lane_aligner(design: &DesignInfo, n: &Names, l: u32, j: u32, w: u32, frame: E
 fn recovered_notes(n: &Names, rec: &Recovered) -> Vec<String> {
     let mut v = vec![
         format!("Clocks: clk (TX controller, TX gearbox, flow-control buffers, RX group assembly, RX gearbox, status); rx_clk[j] (lane j's {}receiver: verification, descrambler, Listing 1 counters, control and flow-control monitors, in {}){}{}. Every crossing is inside {}{}: the CDC kit's Gray-pointer FIFO and synchronizers, nothing else.", if rec.gt_bits.is_some() { "Lane Aligner and " } else { "" }, n.rxcdc, if rec.gt_bits.is_some() { "; tx_fast_clk (the GT width converters, related to clk)" } else { "" }, if rec.compensation { "; free_clk (the compensation's comparison)" } else { "" }, n.rxcdc, if rec.compensation { format!(" and {}", n.comp) } else { String::new() }),
-        format!("Receive path: each lane's receiver writes one entry per frame that delivers data, pulses an error or changes a flag into its {}-entry CDC FIFO ({}), which clk drains one entry per cycle into the lane's flow-control buffer and flags. Latency from rx_frame to the flow-control buffer: 1 rx_clk cycle + 2 clk cycles more than with one clock, plus the wait for the first clk edge after the FIFO write (up to one clk cycle; one clk cycle more when an rx_clk edge falls in a synchronizer's sampling window); the TX path is unchanged (an s_axis beat accepted at one edge is in tx_frame two edges later).", crate::blocks::rifl::model::rxcdc::CDC_DEPTH, n.cdc),
+        format!("Receive path: each lane's receiver writes one entry per frame that delivers data, pulses an error or changes a flag into its {}-entry CDC FIFO ({}), which clk drains one entry per cycle into the lane's flow-control buffer and flags. Latency from rx_frame to the flow-control buffer: 1 rx_clk cycle + 2 clk cycles more than with one clock, plus the wait for the first clk edge after the FIFO write (up to one clk cycle; one clk cycle more when an rx_clk edge falls in a synchronizer's sampling window); the TX path is unchanged (an s_axis beat accepted at one edge is in tx_frame three edges later).", crate::blocks::rifl::model::rxcdc::CDC_DEPTH, n.cdc),
         "Resets: rst (or rst_n) resets the clk domain, rx_rst[j] lane j's receiver and the write side of its CDC FIFO, free_rst the compensation's free domain, tx_fast_rst (with gt_bits) the fast TX domain: assert them together (each for at least one edge of its clock with the synchronous reset), release in any order.".into(),
     ];
     if let Some(w) = rec.gt_bits {

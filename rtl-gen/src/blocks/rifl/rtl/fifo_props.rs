@@ -11,7 +11,8 @@
 //! block also states the invariants that close the induction (1-inductive), about the pointers
 //! and **the storage**:
 //! - the memory count is at most DEPTH and the write pointer is the read pointer plus the memory
-//!   count, mod DEPTH (`p_mem_count`, `p_ptrs`);
+//!   count, mod DEPTH (`p_mem_count`, `p_ptrs`; when DEPTH is not a power of two, the read pointer
+//!   is also at most LAST_ADDR);
 //! - the tag is held exactly when its number lies between the pops and the accepted pushes
 //!   (`p_tag_held`);
 //! - while it is held and not in the head register, the memory word at its slot (the read
@@ -82,7 +83,12 @@ fn invariants(f: &mut Formal, run: &Expr, r: u32, d: u64, aw: u32, lw: u32) {
     f.assume("a_ram_read", "the RAM wrapper's read register holds what the shadow's read register read", Some(id(PAST_VALID)), eq(id("head"), id("f_head")));
     let wr_slot = slot(f, "f_wr_slot", Expr::Concat(vec![Expr::zero(), id("mem_count")]), "the slot mem_count entries past the read pointer", d, aw, cw);
     f.assert("p_mem_count", "never more than DEPTH entries in the memory", Some(run.clone()), le(id("mem_count"), id("DEPTH")));
-    f.assert("p_ptrs", "the write pointer is the read pointer plus the memory count, mod DEPTH", Some(run.clone()), eq(id("wr_ptr"), wr_slot));
+    if d.is_power_of_two() {
+        f.assert("p_ptrs", "the write pointer is the read pointer plus the memory count, mod DEPTH", Some(run.clone()), eq(id("wr_ptr"), wr_slot));
+    } else {
+        // The pointers wrap after LAST_ADDR, so the values above it are never reached.
+        f.assert("p_ptrs", "the read pointer is an address and the write pointer the read pointer plus the memory count, mod DEPTH", Some(run.clone()), and(le(id("rd_ptr"), id("LAST_ADDR")), eq(id("wr_ptr"), wr_slot)));
+    }
     f.assert("p_tag_held", "the tagged entry is held exactly when its number lies between the pops and the accepted pushes", Some(run.clone()), eq(id("f_held"), lt(sub(id("f_tag"), id("f_pops")), id("f_occupancy"))));
     // The tagged entry's place in the memory: behind the head when the head holds an entry.
     f.items.push(Item::wire("f_tag_in_mem", 1, "the tagged entry is held and not in the head register"));

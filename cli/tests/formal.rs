@@ -6,7 +6,9 @@
 //! encoders and t = 1 decoders of small codes (each with a mutant), small ReCXL replica maps,
 //! pipelined checkers and a RIFL frame codec with its scramblers (each family with a mutant), a
 //! small streaming RS encoder and decoder (a wrong loop column and a dropped `tready` caught),
-//! the recovered-clock node's clock compensation (multiclock BMC, two mutants) and a mutant of its
+//! two small asynchronous FIFOs (multiclock) and two RIFL flow-control buffers by k-induction (a
+//! write past full, a wrong word read and a head reload without a pop caught), the
+//! recovered-clock node's clock compensation (multiclock BMC, two mutants) and a mutant of its
 //! lane crossing, and the Lane Aligner (its lock rule and its frames as the stream, two mutants);
 //! larger proofs run with
 //! `RTLGEN_LONG=1 cargo test -p rtl-gen-cli --test formal -- --ignored`.
@@ -296,10 +298,10 @@ fn no_property_of_the_default_design_fails() {
     let default = default_tree(dir.path());
     let out = rtl_gen(&["formal", default.to_str().expect("utf-8"), "--work", "work", "--engine", "smtbmc-yices"], dir.path());
     let t = text(&out);
-    // The replay buffers and CRCs are proven; the Gen-Z LLR's bounded-liveness property and the
-    // FIFO's levels are not inductive, so those modules end bounded, never failed.
+    // The replay buffers, CRCs and FIFOs are proven; the Gen-Z LLR's bounded-liveness property is
+    // not inductive, so such modules end bounded, never failed.
     assert!(out.status.success() && t.contains(" 0 failed"), "{t}");
-    for m in ["rtlgen_crc32", "rtlgen_replay_buf", "rtlgen_replay_buf_np"] {
+    for m in ["rtlgen_crc32", "rtlgen_replay_buf", "rtlgen_replay_buf_np", "rtlgen_cdc_fifo", "rtlgen_rifl_fifo"] {
         assert!(row(&t, m).contains("| proven |"), "{t}");
     }
 }
@@ -369,31 +371,37 @@ registered_output = true
 "#;
 
 #[test]
-fn async_fifos_keep_their_words_under_every_clock_interleaving_and_a_write_past_full_is_caught() {
+fn async_fifos_are_proven_under_every_clock_interleaving_and_a_write_past_full_is_caught() {
     let dir = tempfile::tempdir().expect("temp dir");
     std::fs::write(dir.path().join("fifos.toml"), FIFOS).expect("write design");
     let out = rtl_gen(&["generate", "fifos.toml", "--out", "out_fifo"], dir.path());
     assert!(out.status.success(), "{}", text(&out));
     let tree = dir.path().join("out_fifo/ffifo");
-    let out = rtl_gen(&["formal", tree.to_str().expect("utf-8"), "--module", "ffifo_fwft", "--module", "ffifo_reg", "--depth", FIFO_DEPTH, "--engine", "smtbmc-yices", "--work", "work", "-j", "1"], dir.path());
+    let out = rtl_gen(&["formal", tree.to_str().expect("utf-8"), "--module", "ffifo_fwft", "--module", "ffifo_reg", "--depth", INDUCTION_DEPTH, "--engine", "smtbmc-yices", "--work", "work", "-j", "1"], dir.path());
     let t = text(&out);
     assert!(out.status.success(), "{t}");
     for m in ["ffifo_fwft", "ffifo_reg"] {
-        let r = row(&t, m);
-        assert!(r.contains("| proven |") || r.contains(&format!("bounded to depth {FIFO_DEPTH} (induction")), "{t}");
+        assert!(row(&t, m).contains("| proven |"), "{t}");
     }
     // The full flag no longer refuses a write: the oldest word is overwritten.
     mutant_fails(&tree, dir.path(), "ffifo_fwft", "assign wr_push = wr_en & (~wr_full_q);", "assign wr_push = wr_en;", &["--bmc", "--depth", FIFO_DEPTH, "--engine", "smtbmc-yices"], "work_mutant");
+    // The read side shows the other slot's word: the tagged write comes back with wrong data.
+    let t = mutant_fails(&tree, dir.path(), "ffifo_fwft", "assign rd_data = mem[rd_ptr_bin_q[0:0]];", "assign rd_data = mem[~rd_ptr_bin_q[0:0]];", &["--bmc", "--depth", FIFO_DEPTH, "--engine", "smtbmc-yices"], "work_word");
+    assert!(row(&t, "ffifo_fwft").contains("(p_tag_data)"), "{t}");
 }
 
-/// Steps of the FIFO runs (edges of either clock).
+/// Steps of the FIFO mutants' bounded runs (edges of either clock).
 const FIFO_DEPTH: &str = "12";
+/// Depth of the FIFO proofs: with the invariants on pointers, synchronizer stages and the tagged
+/// storage word, k-induction closes at 1.
+const INDUCTION_DEPTH: &str = "1";
 
 /// The buffer's head reload, and a mutant that reloads it whether or not the head was popped.
 const RIFL_FETCH: &str = "assign fetch = (mem_count != 3'd0) & ((~head_valid) | pop_ok);";
 const RIFL_FETCH_MUTANT: &str = "assign fetch = mem_count != 3'd0;";
 
-/// A RIFL link with the smallest flow-control buffer (4 frames of a 128-bit frame).
+/// A RIFL link with the smallest flow-control buffer (4 frames of a 128-bit frame), and one of 6
+/// frames (pointers that wrap after the last address, not a power of two).
 const RIFL: &str = r#"
 [design]
 name = "frifl"
@@ -406,20 +414,29 @@ frame_bits = 128
 fc_buffer_frames = 4
 fc_on_frames = 2
 fc_off_frames = 1
+
+[[blocks]]
+kind = "rifl"
+name = "rl6"
+frame_bits = 128
+fc_buffer_frames = 6
+fc_on_frames = 3
+fc_off_frames = 1
 "#;
 
 #[test]
-fn the_rifl_flow_control_buffer_keeps_its_entries_and_a_head_overwrite_is_caught() {
+fn the_rifl_flow_control_buffer_is_proven_and_a_head_overwrite_is_caught() {
     let dir = tempfile::tempdir().expect("temp dir");
     std::fs::write(dir.path().join("rifl.toml"), RIFL).expect("write design");
     let out = rtl_gen(&["generate", "rifl.toml", "--out", "out_rifl"], dir.path());
     assert!(out.status.success(), "{}", text(&out));
     let tree = dir.path().join("out_rifl/frifl");
-    let out = rtl_gen(&["formal", tree.to_str().expect("utf-8"), "--module", "frifl_rl_fifo", "--depth", "10", "--engine", "smtbmc-yices", "--work", "work"], dir.path());
+    let out = rtl_gen(&["formal", tree.to_str().expect("utf-8"), "--module", "frifl_rl_fifo", "--module", "frifl_rl6_fifo", "--depth", INDUCTION_DEPTH, "--engine", "smtbmc-yices", "--work", "work", "-j", "1"], dir.path());
     let t = text(&out);
     assert!(out.status.success(), "{t}");
-    let r = row(&t, "frifl_rl_fifo");
-    assert!(r.contains("| proven |") || r.contains("bounded to depth 10 (induction"), "{t}");
+    for m in ["frifl_rl_fifo", "frifl_rl6_fifo"] {
+        assert!(row(&t, m).contains("| proven |"), "{t}");
+    }
     // The head is reloaded while it still holds an entry that was not popped.
     mutant_fails(&tree, dir.path(), "frifl_rl_fifo", RIFL_FETCH, RIFL_FETCH_MUTANT, &["--bmc", "--depth", "10", "--engine", "smtbmc-yices"], "work_mutant");
 }

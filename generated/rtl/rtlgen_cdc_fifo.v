@@ -221,6 +221,20 @@ module rtlgen_cdc_fifo (
     end
     wire f_held; // the tagged word is in the FIFO (written, not yet read)
     assign f_held = f_tag_wr ^ f_tag_rd;
+    wire [4:0] f_rd_ptr_sync_s1_bin; // rd_ptr_sync_s1 in binary
+    assign f_rd_ptr_sync_s1_bin = {rd_ptr_sync_s1[4], ^rd_ptr_sync_s1[4:3], ^rd_ptr_sync_s1[4:2], ^rd_ptr_sync_s1[4:1], ^rd_ptr_sync_s1[4:0]};
+    wire [4:0] f_wr_ptr_sync_s1_bin; // wr_ptr_sync_s1 in binary
+    assign f_wr_ptr_sync_s1_bin = {wr_ptr_sync_s1[4], ^wr_ptr_sync_s1[4:3], ^wr_ptr_sync_s1[4:2], ^wr_ptr_sync_s1[4:1], ^wr_ptr_sync_s1[4:0]};
+    wire [4:0] f_rd_ptr_sync_s1_ahead; // the read pointer at rd_ptr_sync_s1, ahead of wr_rd_bin
+    assign f_rd_ptr_sync_s1_ahead = f_rd_ptr_sync_s1_bin - wr_rd_bin;
+    wire [4:0] f_rd_ptr_ahead; // the read pointer, ahead of wr_rd_bin
+    assign f_rd_ptr_ahead = rd_ptr_bin_q - wr_rd_bin;
+    wire [4:0] f_wr_ptr_sync_s2_ahead; // the write pointer at wr_ptr_sync_s2, ahead of wr_rd_bin
+    assign f_wr_ptr_sync_s2_ahead = rd_wr_bin - wr_rd_bin;
+    wire [4:0] f_wr_ptr_sync_s1_ahead; // the write pointer at wr_ptr_sync_s1, ahead of wr_rd_bin
+    assign f_wr_ptr_sync_s1_ahead = f_wr_ptr_sync_s1_bin - wr_rd_bin;
+    wire [4:0] f_wr_ptr_ahead; // the write pointer, ahead of wr_rd_bin
+    assign f_wr_ptr_ahead = wr_ptr_bin_q - wr_rd_bin;
     initial f_wr_started = 1'd0;
     initial f_rd_started = 1'd0;
     always @* begin
@@ -243,6 +257,59 @@ module rtlgen_cdc_fifo (
         // when the tagged word is the oldest, rd_data shows the data written with it
         if (f_wr_started & f_rd_started & ((~rd_empty) & f_held & (f_pops == f_tag))) begin
             p_tag_data: assert (rd_data == f_tag_data);
+        end
+        // each Gray pointer register is the Gray code of its binary pointer
+        if (f_wr_started & f_rd_started) begin
+            p_gray: assert ((wr_ptr_gray_q == (wr_ptr_bin_q ^ {1'd0, wr_ptr_bin_q[4:1]}))
+                & (rd_ptr_gray_q == (rd_ptr_bin_q ^ {1'd0, rd_ptr_bin_q[4:1]})));
+        end
+        // the shadow counters are the binary pointers
+        if (f_wr_started & f_rd_started) begin
+            p_counts: assert ((f_pushes == wr_ptr_bin_q) & (f_pops == rd_ptr_bin_q));
+        end
+        // every synchronized copy is an older value of its pointer: read copies <= read pointer <= write copies <= write pointer, within DEPTH
+        if (f_wr_started & f_rd_started) begin
+            p_ptr_order: assert ((f_rd_ptr_sync_s1_ahead <= f_rd_ptr_ahead)
+                & (f_rd_ptr_ahead <= f_wr_ptr_sync_s2_ahead)
+                & (f_wr_ptr_sync_s2_ahead <= f_wr_ptr_sync_s1_ahead)
+                & (f_wr_ptr_sync_s1_ahead <= f_wr_ptr_ahead)
+                & (f_wr_ptr_ahead <= 5'd16));
+        end
+        // wr_full is set when the write pointer is DEPTH ahead of the read pointer the write side sees
+        if (f_wr_started & f_rd_started) begin
+            p_full_flag: assert ((f_wr_ptr_ahead != 5'd16) | wr_full_q);
+        end
+        // rd_empty is set when the write pointer the read side sees equals the read pointer
+        if (f_wr_started & f_rd_started) begin
+            p_empty_flag: assert ((rd_wr_bin != rd_ptr_bin_q) | rd_empty_q);
+        end
+        // the write side, clocked in reset before the read side's first edge, holds its reset values
+        if (f_wr_started & (~f_rd_started)) begin
+            p_wr_in_reset: assert ((wr_ptr_bin_q == 5'd0)
+                & (wr_ptr_gray_q == 5'd0)
+                & (wr_full_q == 1'd0)
+                & (f_pushes == 5'd0)
+                & (f_tag_wr == 1'd0)
+                & (rd_ptr_sync_s1 == 5'd0)
+                & (rd_ptr_sync_s2 == 5'd0));
+        end
+        // the read side, clocked in reset before the write side's first edge, holds its reset values
+        if (f_rd_started & (~f_wr_started)) begin
+            p_rd_in_reset: assert ((rd_ptr_bin_q == 5'd0)
+                & (rd_ptr_gray_q == 5'd0)
+                & (rd_empty_q == 1'd1)
+                & (f_pops == 5'd0)
+                & (f_tag_rd == 1'd0)
+                & (wr_ptr_sync_s1 == 5'd0)
+                & (wr_ptr_sync_s2 == 5'd0));
+        end
+        // the tagged word is held exactly when its number lies between the read and write pointers
+        if (f_wr_started & f_rd_started) begin
+            p_tag_held: assert (f_held == ((f_tag - f_pops) < (f_pushes - f_pops)));
+        end
+        // while the tagged word is held, the storage word at its address is the data written with it
+        if (f_wr_started & f_rd_started & f_held) begin
+            p_tag_stored: assert (mem[f_tag[3:0]] == f_tag_data);
         end
     end
 `endif

@@ -152,6 +152,28 @@ module rtlgen_rifl_fifo (
     end
     wire [9:0] f_occupancy; // accepted pushes - pops
     assign f_occupancy = f_pushes - f_pops;
+    reg [241:0] f_ram [0:255]; // shadow of the RAM wrapper's words
+    reg [241:0] f_head; // shadow of the RAM wrapper's read register
+    always @(posedge clk) begin
+        if (push_ok) begin
+            f_ram[wr_ptr] <= din;
+        end
+        if (fetch) begin
+            f_head <= f_ram[rd_ptr];
+        end
+    end
+    wire [9:0] f_wr_slot_sum; // the slot mem_count entries past the read pointer, before the wrap
+    assign f_wr_slot_sum = {2'd0, rd_ptr} + {1'd0, mem_count};
+    wire [7:0] f_wr_slot; // the slot mem_count entries past the read pointer
+    assign f_wr_slot = f_wr_slot_sum[7:0];
+    wire f_tag_in_mem; // the tagged entry is held and not in the head register
+    assign f_tag_in_mem = f_held & (~(head_valid & (f_tag == f_pops)));
+    wire [9:0] f_tag_place; // entries in the memory before the tagged one
+    assign f_tag_place = (f_tag - f_pops) - {9'd0, head_valid};
+    wire [9:0] f_tag_slot_sum; // the tagged entry's memory slot, before the wrap
+    assign f_tag_slot_sum = {2'd0, rd_ptr} + f_tag_place;
+    wire [7:0] f_tag_slot; // the tagged entry's memory slot
+    assign f_tag_slot = f_tag_slot_sum[7:0];
     initial f_past_valid = 1'd0;
     always @* begin
         // every trace starts in reset
@@ -181,6 +203,26 @@ module rtlgen_rifl_fifo (
         // the tagged entry reaches dout, in order, with the data pushed with it
         if (f_past_valid & (!rst) & (dout_valid & (f_held & (f_pops == f_tag)))) begin
             p_tag_data: assert (dout == f_tag_data);
+        end
+        // the RAM wrapper's read register holds what the shadow's read register read
+        if (f_past_valid) begin
+            a_ram_read: assume (head == f_head);
+        end
+        // never more than DEPTH entries in the memory
+        if (f_past_valid & (!rst)) begin
+            p_mem_count: assert (mem_count <= DEPTH);
+        end
+        // the write pointer is the read pointer plus the memory count, mod DEPTH
+        if (f_past_valid & (!rst)) begin
+            p_ptrs: assert (wr_ptr == f_wr_slot);
+        end
+        // the tagged entry is held exactly when its number lies between the pops and the accepted pushes
+        if (f_past_valid & (!rst)) begin
+            p_tag_held: assert (f_held == ((f_tag - f_pops) < f_occupancy));
+        end
+        // while the tagged entry is in the memory, its slot holds the data pushed with it
+        if (f_past_valid & (!rst) & f_tag_in_mem) begin
+            p_tag_stored: assert (f_ram[f_tag_slot] == f_tag_data);
         end
     end
 `endif

@@ -34,6 +34,9 @@ pub fn module(b: &AsyncFifoBlock, design: &DesignInfo, name: &str) -> GeneratedM
         ports.push(Port::output("rd_data", w, "the oldest word while !rd_empty (first word fall through)"));
     }
     let addr = |ptr: &str| Expr::slice(ptr, a - 1, 0);
+    // The pointer copies each side keeps of the other's pointer (synchronizer prefix, binary value).
+    let (rd_in_wr, rd_in_wr_bin) = ("rd_ptr_sync", "wr_rd_bin");
+    let (wr_in_rd, wr_in_rd_bin) = ("wr_ptr_sync", "rd_wr_bin");
     // Write domain.
     let mut items = vec![
         Item::comment("Write domain (wr_clk)."),
@@ -47,14 +50,14 @@ pub fn module(b: &AsyncFifoBlock, design: &DesignInfo, name: &str) -> GeneratedM
     )));
     items.push(Item::LutMemory { name: "mem".into(), width: w, depth: d, doc: "words by pointer".into() });
     items.push(Item::AlwaysFfOn { domain: wr.clone(), reset: None, body: vec![Stmt::when(id("wr_push"), vec![Stmt::set(Expr::Index("mem".into(), Box::new(addr(&wp.bin))), id("wr_data"))])] });
-    let rd_gray_in_wr = synchronizer(&mut items, "rd_ptr_sync", id("rd_ptr_gray_q"), p, s, &wr, "The read pointer (Gray) seen by the write side.");
+    let rd_gray_in_wr = synchronizer(&mut items, rd_in_wr, id("rd_ptr_gray_q"), p, s, &wr, "The read pointer (Gray) seen by the write side.");
     items.push(Item::comment("Full: the next write pointer has gone round once more than the read pointer (in Gray: top two bits\ninverted, the rest equal)."));
     let full_at = if p == 2 { id(&rd_gray_in_wr).not() } else { cat(vec![Expr::slice(&rd_gray_in_wr, p - 1, p - 2).not(), Expr::slice(&rd_gray_in_wr, p - 3, 0)]) };
     items.push(Item::wire("wr_full_n", 1, "full after this edge"));
     items.push(Item::assign(id("wr_full_n"), eq(id(&wp.gray_next), full_at)));
     items.push(Item::AlwaysFfOn { domain: wr.clone(), reset: Some(vec![Stmt::set(id("wr_full_q"), Expr::zero())]), body: vec![Stmt::set(id("wr_full_q"), id("wr_full_n"))] });
-    items.push(Item::wire("wr_rd_bin", p, "the synchronized read pointer in binary"));
-    items.push(Item::assign(id("wr_rd_bin"), bin_of_gray(&rd_gray_in_wr, p)));
+    items.push(Item::wire(rd_in_wr_bin, p, "the synchronized read pointer in binary"));
+    items.push(Item::assign(id(rd_in_wr_bin), bin_of_gray(&rd_gray_in_wr, p)));
 
     // Read domain.
     items.push(Item::comment("Read domain (rd_clk)."));
@@ -62,12 +65,12 @@ pub fn module(b: &AsyncFifoBlock, design: &DesignInfo, name: &str) -> GeneratedM
     items.push(Item::reg("rd_empty_q", 1, "registered empty flag"));
     items.push(Item::assign(id("rd_pop"), and(id("rd_en"), id("rd_empty_q").not())));
     let rp = gray_counter(&mut items, "rd_ptr", p, id("rd_pop"), &rd, "Read pointer: binary addresses the storage, Gray crosses to the write side.");
-    let wr_gray_in_rd = synchronizer(&mut items, "wr_ptr_sync", id(&wp.gray), p, s, &rd, "The write pointer (Gray) seen by the read side.");
+    let wr_gray_in_rd = synchronizer(&mut items, wr_in_rd, id(&wp.gray), p, s, &rd, "The write pointer (Gray) seen by the read side.");
     items.push(Item::wire("rd_empty_n", 1, "empty after this edge: the next read pointer meets the synchronized write pointer"));
     items.push(Item::assign(id("rd_empty_n"), eq(id(&rp.gray_next), id(&wr_gray_in_rd))));
     items.push(Item::AlwaysFfOn { domain: rd.clone(), reset: Some(vec![Stmt::set(id("rd_empty_q"), Expr::one())]), body: vec![Stmt::set(id("rd_empty_q"), id("rd_empty_n"))] });
-    items.push(Item::wire("rd_wr_bin", p, "the synchronized write pointer in binary"));
-    items.push(Item::assign(id("rd_wr_bin"), bin_of_gray(&wr_gray_in_rd, p)));
+    items.push(Item::wire(wr_in_rd_bin, p, "the synchronized write pointer in binary"));
+    items.push(Item::assign(id(wr_in_rd_bin), bin_of_gray(&wr_gray_in_rd, p)));
     let head = Expr::Index("mem".into(), Box::new(addr(&rp.bin)));
     if b.registered_output {
         items.push(Item::reg("rd_data_q", w, "the word removed by the last read"));
@@ -84,11 +87,12 @@ pub fn module(b: &AsyncFifoBlock, design: &DesignInfo, name: &str) -> GeneratedM
     }
     items.extend([
         Item::assign(id("wr_full"), id("wr_full_q")),
-        Item::assign(id("wr_level"), sub(id(&wp.bin), id("wr_rd_bin"))),
+        Item::assign(id("wr_level"), sub(id(&wp.bin), id(rd_in_wr_bin))),
         Item::assign(id("rd_empty"), id("rd_empty_q")),
-        Item::assign(id("rd_level"), sub(id("rd_wr_bin"), id(&rp.bin))),
+        Item::assign(id("rd_level"), sub(id(wr_in_rd_bin), id(&rp.bin))),
     ]);
-    items.push(super::props::properties(b, design));
+    let regs = super::props::Regs { wp: &wp, rp: &rp, rd_in_wr, wr_in_rd, rd_in_wr_bin, wr_in_rd_bin };
+    items.push(super::props::properties(b, design, &regs));
     let l = b.flag_latency();
     let read = if b.registered_output { format!("rd_data and rd_valid show a word one rd_clk edge after the read that removes it (a word written at a wr_clk edge can be on rd_data after {} rd_clk edges at the earliest).", l + 1) } else { format!("rd_data shows the oldest word combinationally from the storage while !rd_empty, so a written word is on rd_data {l} rd_clk edges after its write edge at the earliest.") };
     GeneratedModule {

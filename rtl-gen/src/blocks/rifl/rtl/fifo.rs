@@ -92,7 +92,7 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
             set_id("low_q", id("low_next")),
         ],
     });
-    it.push(super::fifo_props::properties(design, r, d, lw));
+    it.push(super::fifo_props::properties(design, r, d, aw, lw));
     GeneratedModule {
         module: Module { name: n.fifo.clone(), ports, items: it, reset: Some(design.reset) },
         latency: 2,

@@ -671,50 +671,197 @@ module rtlgen_rifl4 (
     wire [3:0] xfer_v; // lane j is transferring (state >= Retrans)
     assign xfer_v = {tx_state_3 >= ST_RETRANS, tx_state_2 >= ST_RETRANS, tx_state_1 >= ST_RETRANS, tx_state_0 >= ST_RETRANS};
     reg link_up_q;
-    reg [31:0] frame_errors_q;
     reg [3:0] frame_errors_ev; // errp_v one edge later
-    wire [4:0] frame_errors_lo; // low 4 bits plus the events: bit 4 carries into the high part
-    assign frame_errors_lo = {1'd0, frame_errors_q[3:0]}
+    reg [31:0] frame_errors_q;
+    wire [4:0] frame_errors_q_lo; // low bits plus the addend, with the carry out
+    assign frame_errors_q_lo = {1'd0, frame_errors_q[3:0]}
         + {2'd0, {2'd0, frame_errors_ev[0]} + {2'd0, frame_errors_ev[1]} + {2'd0, frame_errors_ev[2]} + {2'd0, frame_errors_ev[3]}};
+    reg [4:0] frame_errors_q_ones; // per six-bit chunk: all its bits are one
+    wire [4:0] frame_errors_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign frame_errors_q_en = {
+        frame_errors_q_lo[4] & (~(&frame_errors_q_ones[4:0])) & (&frame_errors_q_ones[3:0]),
+        frame_errors_q_lo[4] & (~(&frame_errors_q_ones[4:0])) & (&frame_errors_q_ones[2:0]),
+        frame_errors_q_lo[4] & (~(&frame_errors_q_ones[4:0])) & (&frame_errors_q_ones[1:0]),
+        frame_errors_q_lo[4] & (~(&frame_errors_q_ones[4:0])) & frame_errors_q_ones[0], frame_errors_q_lo[4] & (~(&frame_errors_q_ones[4:0]))
+    };
+    wire [27:0] frame_errors_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign frame_errors_q_tgl = {
+        frame_errors_q_en[4] & (&frame_errors_q[30:28]), frame_errors_q_en[4] & (&frame_errors_q[29:28]), frame_errors_q_en[4] & frame_errors_q[28],
+        frame_errors_q_en[4], frame_errors_q_en[3] & (&frame_errors_q[26:22]), frame_errors_q_en[3] & (&frame_errors_q[25:22]),
+        frame_errors_q_en[3] & (&frame_errors_q[24:22]), frame_errors_q_en[3] & (&frame_errors_q[23:22]), frame_errors_q_en[3] & frame_errors_q[22],
+        frame_errors_q_en[3], frame_errors_q_en[2] & (&frame_errors_q[20:16]), frame_errors_q_en[2] & (&frame_errors_q[19:16]),
+        frame_errors_q_en[2] & (&frame_errors_q[18:16]), frame_errors_q_en[2] & (&frame_errors_q[17:16]), frame_errors_q_en[2] & frame_errors_q[16],
+        frame_errors_q_en[2], frame_errors_q_en[1] & (&frame_errors_q[14:10]), frame_errors_q_en[1] & (&frame_errors_q[13:10]),
+        frame_errors_q_en[1] & (&frame_errors_q[12:10]), frame_errors_q_en[1] & (&frame_errors_q[11:10]), frame_errors_q_en[1] & frame_errors_q[10],
+        frame_errors_q_en[1], frame_errors_q_en[0] & (&frame_errors_q[8:4]), frame_errors_q_en[0] & (&frame_errors_q[7:4]),
+        frame_errors_q_en[0] & (&frame_errors_q[6:4]), frame_errors_q_en[0] & (&frame_errors_q[5:4]), frame_errors_q_en[0] & frame_errors_q[4],
+        frame_errors_q_en[0]
+    };
     assign frame_errors = frame_errors_q;
-    reg [31:0] retransmissions_q;
     reg [3:0] retransmissions_ev; // retr_v one edge later
-    wire [4:0] retransmissions_lo; // low 4 bits plus the events: bit 4 carries into the high part
-    assign retransmissions_lo = {1'd0, retransmissions_q[3:0]}
+    reg [31:0] retransmissions_q;
+    wire [4:0] retransmissions_q_lo; // low bits plus the addend, with the carry out
+    assign retransmissions_q_lo = {1'd0, retransmissions_q[3:0]}
         + {2'd0, {2'd0, retransmissions_ev[0]} + {2'd0, retransmissions_ev[1]} + {2'd0, retransmissions_ev[2]} + {2'd0, retransmissions_ev[3]}};
+    reg [4:0] retransmissions_q_ones; // per six-bit chunk: all its bits are one
+    wire [4:0] retransmissions_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign retransmissions_q_en = {
+        retransmissions_q_lo[4] & (~(&retransmissions_q_ones[4:0])) & (&retransmissions_q_ones[3:0]),
+        retransmissions_q_lo[4] & (~(&retransmissions_q_ones[4:0])) & (&retransmissions_q_ones[2:0]),
+        retransmissions_q_lo[4] & (~(&retransmissions_q_ones[4:0])) & (&retransmissions_q_ones[1:0]),
+        retransmissions_q_lo[4] & (~(&retransmissions_q_ones[4:0])) & retransmissions_q_ones[0],
+        retransmissions_q_lo[4] & (~(&retransmissions_q_ones[4:0]))
+    };
+    wire [27:0] retransmissions_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign retransmissions_q_tgl = {
+        retransmissions_q_en[4] & (&retransmissions_q[30:28]), retransmissions_q_en[4] & (&retransmissions_q[29:28]),
+        retransmissions_q_en[4] & retransmissions_q[28], retransmissions_q_en[4], retransmissions_q_en[3] & (&retransmissions_q[26:22]),
+        retransmissions_q_en[3] & (&retransmissions_q[25:22]), retransmissions_q_en[3] & (&retransmissions_q[24:22]),
+        retransmissions_q_en[3] & (&retransmissions_q[23:22]), retransmissions_q_en[3] & retransmissions_q[22], retransmissions_q_en[3],
+        retransmissions_q_en[2] & (&retransmissions_q[20:16]), retransmissions_q_en[2] & (&retransmissions_q[19:16]),
+        retransmissions_q_en[2] & (&retransmissions_q[18:16]), retransmissions_q_en[2] & (&retransmissions_q[17:16]),
+        retransmissions_q_en[2] & retransmissions_q[16], retransmissions_q_en[2], retransmissions_q_en[1] & (&retransmissions_q[14:10]),
+        retransmissions_q_en[1] & (&retransmissions_q[13:10]), retransmissions_q_en[1] & (&retransmissions_q[12:10]),
+        retransmissions_q_en[1] & (&retransmissions_q[11:10]), retransmissions_q_en[1] & retransmissions_q[10], retransmissions_q_en[1],
+        retransmissions_q_en[0] & (&retransmissions_q[8:4]), retransmissions_q_en[0] & (&retransmissions_q[7:4]),
+        retransmissions_q_en[0] & (&retransmissions_q[6:4]), retransmissions_q_en[0] & (&retransmissions_q[5:4]),
+        retransmissions_q_en[0] & retransmissions_q[4], retransmissions_q_en[0]
+    };
     assign retransmissions = retransmissions_q;
-    reg [31:0] pause_events_q;
     reg [3:0] pause_events_ev; // pause_v one edge later
-    wire [4:0] pause_events_lo; // low 4 bits plus the events: bit 4 carries into the high part
-    assign pause_events_lo = {1'd0, pause_events_q[3:0]}
+    reg [31:0] pause_events_q;
+    wire [4:0] pause_events_q_lo; // low bits plus the addend, with the carry out
+    assign pause_events_q_lo = {1'd0, pause_events_q[3:0]}
         + {2'd0, {2'd0, pause_events_ev[0]} + {2'd0, pause_events_ev[1]} + {2'd0, pause_events_ev[2]} + {2'd0, pause_events_ev[3]}};
+    reg [4:0] pause_events_q_ones; // per six-bit chunk: all its bits are one
+    wire [4:0] pause_events_q_en; // chunk increments: enabled, not saturated, every lower chunk all ones
+    assign pause_events_q_en = {
+        pause_events_q_lo[4] & (~(&pause_events_q_ones[4:0])) & (&pause_events_q_ones[3:0]),
+        pause_events_q_lo[4] & (~(&pause_events_q_ones[4:0])) & (&pause_events_q_ones[2:0]),
+        pause_events_q_lo[4] & (~(&pause_events_q_ones[4:0])) & (&pause_events_q_ones[1:0]),
+        pause_events_q_lo[4] & (~(&pause_events_q_ones[4:0])) & pause_events_q_ones[0], pause_events_q_lo[4] & (~(&pause_events_q_ones[4:0]))
+    };
+    wire [27:0] pause_events_q_tgl; // bits that toggle: their chunk increments and every lower bit of it is one
+    assign pause_events_q_tgl = {
+        pause_events_q_en[4] & (&pause_events_q[30:28]), pause_events_q_en[4] & (&pause_events_q[29:28]), pause_events_q_en[4] & pause_events_q[28],
+        pause_events_q_en[4], pause_events_q_en[3] & (&pause_events_q[26:22]), pause_events_q_en[3] & (&pause_events_q[25:22]),
+        pause_events_q_en[3] & (&pause_events_q[24:22]), pause_events_q_en[3] & (&pause_events_q[23:22]), pause_events_q_en[3] & pause_events_q[22],
+        pause_events_q_en[3], pause_events_q_en[2] & (&pause_events_q[20:16]), pause_events_q_en[2] & (&pause_events_q[19:16]),
+        pause_events_q_en[2] & (&pause_events_q[18:16]), pause_events_q_en[2] & (&pause_events_q[17:16]), pause_events_q_en[2] & pause_events_q[16],
+        pause_events_q_en[2], pause_events_q_en[1] & (&pause_events_q[14:10]), pause_events_q_en[1] & (&pause_events_q[13:10]),
+        pause_events_q_en[1] & (&pause_events_q[12:10]), pause_events_q_en[1] & (&pause_events_q[11:10]), pause_events_q_en[1] & pause_events_q[10],
+        pause_events_q_en[1], pause_events_q_en[0] & (&pause_events_q[8:4]), pause_events_q_en[0] & (&pause_events_q[7:4]),
+        pause_events_q_en[0] & (&pause_events_q[6:4]), pause_events_q_en[0] & (&pause_events_q[5:4]), pause_events_q_en[0] & pause_events_q[4],
+        pause_events_q_en[0]
+    };
     assign pause_events = pause_events_q;
     assign link_up = link_up_q;
     always @(posedge clk) begin
         if (rst) begin
             link_up_q <= 1'd0;
-            frame_errors_q <= 32'd0;
             frame_errors_ev <= 4'd0;
-            retransmissions_q <= 32'd0;
+            frame_errors_q <= 32'd0;
+            frame_errors_q_ones <= 5'd0;
             retransmissions_ev <= 4'd0;
-            pause_events_q <= 32'd0;
+            retransmissions_q <= 32'd0;
+            retransmissions_q_ones <= 5'd0;
             pause_events_ev <= 4'd0;
+            pause_events_q <= 32'd0;
+            pause_events_q_ones <= 5'd0;
         end else begin
             link_up_q <= &xfer_v;
             frame_errors_ev <= errp_v;
-            frame_errors_q <= (frame_errors_lo[4] & (&frame_errors_q[31:4]))
+            frame_errors_q_ones <= {
+                frame_errors_q_en[4] ? ((&frame_errors_q[31:29]) & (~frame_errors_q[28])) : frame_errors_q_ones[4],
+                frame_errors_q_en[3] ? ((&frame_errors_q[27:23]) & (~frame_errors_q[22])) : frame_errors_q_ones[3],
+                frame_errors_q_en[2] ? ((&frame_errors_q[21:17]) & (~frame_errors_q[16])) : frame_errors_q_ones[2],
+                frame_errors_q_en[1] ? ((&frame_errors_q[15:11]) & (~frame_errors_q[10])) : frame_errors_q_ones[1],
+                frame_errors_q_en[0] ? ((&frame_errors_q[9:5]) & (~frame_errors_q[4])) : frame_errors_q_ones[0]
+            };
+            frame_errors_q <= (frame_errors_q_lo[4] & (&frame_errors_q_ones[4:0]))
                 ? 32'd4294967295
-                : {frame_errors_lo[4] ? (frame_errors_q[31:4] + 28'd1) : frame_errors_q[31:4], frame_errors_lo[3:0]};
+                : {frame_errors_q[31:4] ^ frame_errors_q_tgl, frame_errors_q_lo[3:0]};
             retransmissions_ev <= retr_v;
-            retransmissions_q <= (retransmissions_lo[4] & (&retransmissions_q[31:4]))
+            retransmissions_q_ones <= {
+                retransmissions_q_en[4] ? ((&retransmissions_q[31:29]) & (~retransmissions_q[28])) : retransmissions_q_ones[4],
+                retransmissions_q_en[3] ? ((&retransmissions_q[27:23]) & (~retransmissions_q[22])) : retransmissions_q_ones[3],
+                retransmissions_q_en[2] ? ((&retransmissions_q[21:17]) & (~retransmissions_q[16])) : retransmissions_q_ones[2],
+                retransmissions_q_en[1] ? ((&retransmissions_q[15:11]) & (~retransmissions_q[10])) : retransmissions_q_ones[1],
+                retransmissions_q_en[0] ? ((&retransmissions_q[9:5]) & (~retransmissions_q[4])) : retransmissions_q_ones[0]
+            };
+            retransmissions_q <= (retransmissions_q_lo[4] & (&retransmissions_q_ones[4:0]))
                 ? 32'd4294967295
-                : {retransmissions_lo[4] ? (retransmissions_q[31:4] + 28'd1) : retransmissions_q[31:4], retransmissions_lo[3:0]};
+                : {retransmissions_q[31:4] ^ retransmissions_q_tgl, retransmissions_q_lo[3:0]};
             pause_events_ev <= pause_v;
-            pause_events_q <= (pause_events_lo[4] & (&pause_events_q[31:4]))
+            pause_events_q_ones <= {
+                pause_events_q_en[4] ? ((&pause_events_q[31:29]) & (~pause_events_q[28])) : pause_events_q_ones[4],
+                pause_events_q_en[3] ? ((&pause_events_q[27:23]) & (~pause_events_q[22])) : pause_events_q_ones[3],
+                pause_events_q_en[2] ? ((&pause_events_q[21:17]) & (~pause_events_q[16])) : pause_events_q_ones[2],
+                pause_events_q_en[1] ? ((&pause_events_q[15:11]) & (~pause_events_q[10])) : pause_events_q_ones[1],
+                pause_events_q_en[0] ? ((&pause_events_q[9:5]) & (~pause_events_q[4])) : pause_events_q_ones[0]
+            };
+            pause_events_q <= (pause_events_q_lo[4] & (&pause_events_q_ones[4:0]))
                 ? 32'd4294967295
-                : {pause_events_lo[4] ? (pause_events_q[31:4] + 28'd1) : pause_events_q[31:4], pause_events_lo[3:0]};
+                : {pause_events_q[31:4] ^ pause_events_q_tgl, pause_events_q_lo[3:0]};
         end
     end
+
+`ifdef FORMAL
+    reg f_past_valid; // 0 in the first cycle of a trace, then 1
+    always @(posedge clk) begin
+        f_past_valid <= 1'd1;
+    end
+    reg [31:0] f_frame_errors_was; // frame_errors_q one cycle ago
+    always @(posedge clk) begin
+        f_frame_errors_was <= frame_errors_q;
+    end
+    reg f_prev_run; // the previous cycle ran out of reset after the first
+    always @(posedge clk) begin
+        f_prev_run <= f_past_valid & (!rst);
+    end
+    reg [31:0] f_retransmissions_was; // retransmissions_q one cycle ago
+    always @(posedge clk) begin
+        f_retransmissions_was <= retransmissions_q;
+    end
+    reg [31:0] f_pause_events_was; // pause_events_q one cycle ago
+    always @(posedge clk) begin
+        f_pause_events_was <= pause_events_q;
+    end
+    // free instance: u_txgear
+    // free instance: u_tx0
+    // free instance: u_rx0
+    // free instance: u_fifo0
+    // free instance: u_tx1
+    // free instance: u_rx1
+    // free instance: u_fifo1
+    // free instance: u_tx2
+    // free instance: u_rx2
+    // free instance: u_fifo2
+    // free instance: u_tx3
+    // free instance: u_rx3
+    // free instance: u_fifo3
+    // free instance: u_rxgear
+    initial f_past_valid = 1'd0;
+    initial f_prev_run = 1'd0;
+    always @* begin
+        // every trace starts in reset
+        if (!f_past_valid) begin
+            a_reset_first: assume (rst);
+        end
+        // frame_errors_q never decreases: it saturates, never wraps
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_frame_errors_sat: assert (frame_errors_q >= f_frame_errors_was);
+        end
+        // retransmissions_q never decreases: it saturates, never wraps
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_retransmissions_sat: assert (retransmissions_q >= f_retransmissions_was);
+        end
+        // pause_events_q never decreases: it saturates, never wraps
+        if (f_past_valid & (!rst) & f_prev_run) begin
+            p_pause_events_sat: assert (pause_events_q >= f_pause_events_was);
+        end
+    end
+`endif
 
 endmodule
 

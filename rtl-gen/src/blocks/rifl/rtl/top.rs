@@ -3,6 +3,8 @@
 //! status.
 
 use crate::hw::build::*;
+use crate::hw::count::sat_accumulator;
+use crate::hw::props::Formal;
 use super::Names;
 use crate::blocks::rifl::model::params::Params;
 use crate::blocks::rifl::Recovered;
@@ -300,25 +302,26 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names, rec: Option<&Recovered
     let mut reset = vec![set_id("link_up_q", Expr::zero())];
     let mut body = vec![set_id("link_up_q", Expr::red(UnOp::RedAnd, id("xfer_v")))];
     reg(&mut it, "link_up_q", 1, "");
-    // The low part takes the count of events, the high part only steps by one on its carry.
+    // Each counter adds its registered events' count into its low bits; the bits above step by
+    // one on that carry chunk by chunk (hw::count), so no carry chain runs the counter's width.
     let lw = iw.max(4);
-    let hw = cb - lw;
     for (cnt, v) in [("frame_errors", "errp_v"), ("retransmissions", "retr_v"), ("pause_events", "pause_v")] {
         let q = format!("{cnt}_q");
         let ev = format!("{cnt}_ev");
-        let lo = format!("{cnt}_lo");
-        let hi = Expr::slice(&q, cb - 1, lw);
-        reg(&mut it, &q, cb, "");
         reg(&mut it, &ev, l, &format!("{v} one edge later"));
-        wire(&mut it, &lo, lw + 1, &format!("low {lw} bits plus the events: bit {lw} carries into the high part"), add(cat(vec![Expr::zero(), Expr::slice(&q, lw - 1, 0)]), cat(vec![zeros(lw + 1 - iw), popcount(&ev, l, iw)])));
+        reset.push(set_id(&ev, dec(l, 0)));
+        body.push(set_id(&ev, id(v)));
+        let events = if lw > iw { cat(vec![zeros(lw - iw), popcount(&ev, l, iw)]) } else { popcount(&ev, l, iw) };
+        sat_accumulator(&mut it, &mut reset, &mut body, &q, cb, events, lw, Expr::Repeat(cb, Box::new(Expr::one())), "", design.reset);
         it.push(Item::assign(id(cnt), id(&q)));
-        reset.extend([set_id(&q, dec(cb, 0)), set_id(&ev, dec(l, 0))]);
-        let full = Expr::and(Expr::bit(&lo, lw), Expr::red(UnOp::RedAnd, hi.clone()));
-        let stepped = cat(vec![Expr::mux(Expr::bit(&lo, lw), add(hi.clone(), dec(hw, 1)), hi), Expr::slice(&lo, lw - 1, 0)]);
-        body.extend([set_id(&ev, id(v)), set_id(&q, Expr::mux(full, Expr::Repeat(cb, Box::new(Expr::one())), stepped))]);
     }
     it.push(Item::assign(id("link_up"), id("link_up_q")));
     it.push(Item::AlwaysFf { reset: Some(reset), body });
+    // The node's own properties are its counters' (hw::count); every sub-module carries and
+    // proves its own, so the node's proof leaves them free: the counters hold for any events.
+    let subs: Vec<String> = it.iter().filter_map(|i| if let Item::Instance { name, .. } = i { Some(name.clone()) } else { None }).collect();
+    let subs: Vec<&str> = subs.iter().map(String::as_str).collect();
+    it.push(Item::Formal(Formal::free(&subs)));
 
     let mut notes = vec![
             super::codec::LAYOUT_NOTE.into(),

@@ -9,7 +9,9 @@
 //! * not `free`: an input beat goes into the skid register (`in_valid & in_ready`).
 //!
 //! A beat taken at one edge is presented at the next (when the skid was empty). Only the two
-//! valid flags are reset; the data registers load only with their flag.
+//! valid flags are reset: the output data register loads at every `free` edge (what it holds
+//! without its flag is never read), the skid data register at every edge it is empty and the
+//! output register stalls.
 
 use super::build::*;
 use super::verilog::{Expr, Item};

@@ -109,8 +109,9 @@ impl Node {
         }
     }
 
-    /// The TX gearbox's group (the TX skid buffer's input) cut into one raw region per lane (meta per Table 1, format code in
-    /// the last byte of a partial end-of-packet payload, empty lanes as fillers).
+    /// The TX gearbox's group (the TX skid buffer's input) cut into one raw region per lane (meta
+    /// per Table 1, format code in the last byte of a partial end-of-packet payload, empty lanes
+    /// as fillers).
     pub fn segments(&self) -> Vec<Bits> {
         let s = self.p.payload_bytes();
         let out = self.txg.out();
@@ -207,7 +208,8 @@ impl Node {
         }
     }
 
-    /// The TX states (combinational) with the given transceiver readiness.
+    /// The TX states (combinational) with the transceivers ready, the lanes offered the TX skid
+    /// buffer's group.
     pub fn tx_states(&self) -> Vec<TxState> {
         self.lane_combs(true, &self.offered()).iter().map(|c| c.state).collect()
     }

@@ -441,6 +441,29 @@ fn the_rifl_flow_control_buffer_is_proven_and_a_head_overwrite_is_caught() {
     mutant_fails(&tree, dir.path(), "frifl_rl_fifo", RIFL_FETCH, RIFL_FETCH_MUTANT, &["--bmc", "--depth", "10", "--engine", "smtbmc-yices"], "work_mutant");
 }
 
+/// The node's frame-error counter (`hw::count`, 32 bits: 4 low bits plus five chunk flags) with
+/// its flags reset to "chunk 0 all ones" while the bits reset to 0: the flag invariant fails in
+/// the first cycle out of reset.
+const RIFL_ONES_RESET: (&str, &str) = ("frame_errors_q_ones <= 5'd0;", "frame_errors_q_ones <= 5'd1;");
+
+/// The node's status counters are proven by k-induction at depth 1: without the chunk-flag
+/// invariant (each flag the AND of its chunk's bits) the induction starts from a state whose
+/// flags lie and does not close. The node's sub-modules are free (each has its own proof).
+#[test]
+fn rifl_node_status_counters_are_proven_and_a_lying_chunk_flag_is_caught() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("rifl.toml"), RIFL).expect("write design");
+    let out = rtl_gen(&["generate", "rifl.toml", "--out", "out_rifl"], dir.path());
+    assert!(out.status.success(), "{}", text(&out));
+    let tree = dir.path().join("out_rifl/frifl");
+    let out = rtl_gen(&["formal", tree.to_str().expect("utf-8"), "--module", "frifl_rl", "--depth", INDUCTION_DEPTH, "--engine", "smtbmc-yices", "--work", "work", "-j", "1"], dir.path());
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(row(&t, "frifl_rl").contains("| proven |"), "{t}");
+    let failed = mutant_fails(&tree, dir.path(), "frifl_rl", RIFL_ONES_RESET.0, RIFL_ONES_RESET.1, &["--bmc", "--depth", "4", "--engine", "smtbmc-yices"], "work_mutant");
+    assert!(failed.contains("p_frame_errors_ones"), "{failed}");
+}
+
 /// Small Reed-Solomon FECs: t = 1 over GF(2^3) (two ways, fcr 1), GF(2^4) (one way, fcr 2) and
 /// GF(2^5) (three ways, fcr 3), and a t = 2 code over GF(2^4) (its encoder only: the t > 1
 /// decoder carries no properties). Every encoder is proven by GF(2) evaluation, every t = 1

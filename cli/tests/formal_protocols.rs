@@ -134,7 +134,7 @@ fn the_rxl_switch_ingress_delivers_or_drops_every_flit_and_a_delivered_uncorrect
     let tree = generate(dir.path(), "sw.toml", RXL_SW, "out_sw", "fsw");
     let (code, t) = bmc(dir.path(), &tree, "fsw_sw_link_rx", RXL_SW_DEPTH, "work");
     assert_eq!(code, Some(0), "{t}");
-    assert!(row(&t, "fsw_sw_link_rx").contains(&format!("| 4 | smtbmc-yices | bounded to depth {RXL_SW_DEPTH} (BMC")), "{t}");
+    assert!(row(&t, "fsw_sw_link_rx").contains(&format!("| 7 | smtbmc-yices | bounded to depth {RXL_SW_DEPTH} (BMC")), "{t}");
     let mutant = mutate(&tree, dir.path(), "fsw_sw_link_rx", RXL_SW_DROP, RXL_SW_DROP_MUTANT);
     let (code, t) = bmc(dir.path(), &mutant, "fsw_sw_link_rx", RXL_SW_DEPTH, "work_mutant");
     assert_eq!(code, Some(1), "{t}");
@@ -180,7 +180,7 @@ fn a_small_sue_packer_keeps_its_stream_queues_commands_and_counters_and_mutants_
     let tree = generate(dir.path(), "sue.toml", SUE_PK, "out_sue", "fsue");
     let (code, t) = bmc(dir.path(), &tree, "fsue_pk", SUE_DEPTH, "work");
     assert_eq!(code, Some(0), "{t}");
-    assert!(row(&t, "fsue_pk").contains(&format!("| 12 | smtbmc-yices | bounded to depth {SUE_DEPTH} (BMC")), "{t}");
+    assert!(row(&t, "fsue_pk").contains(&format!("| 18 | smtbmc-yices | bounded to depth {SUE_DEPTH} (BMC")), "{t}");
     for (from, to, property) in [(SUE_ADV, SUE_ADV_MUTANT, "p_m_axis_pdu_stable"), (SUE_WADDR, SUE_WADDR_MUTANT, "p_tag_data")] {
         let mutant = mutate(&tree, dir.path(), "fsue_pk", from, to);
         let (code, t) = bmc(dir.path(), &mutant, "fsue_pk", SUE_MUTANT_DEPTH, &format!("work_{property}"));
@@ -227,7 +227,7 @@ fn a_small_recxl_logging_unit_keeps_its_rows_and_states_and_an_overfull_admissio
     let tree = generate(dir.path(), "lu.toml", RECXL_LU, "out_lu", "flu");
     let (code, t) = bmc(dir.path(), &tree, "flu_lu", RECXL_DEPTH, "work");
     assert_eq!(code, Some(0), "{t}");
-    assert!(row(&t, "flu_lu").contains(&format!("| 25 | smtbmc-yices | bounded to depth {RECXL_DEPTH} (BMC")), "{t}");
+    assert!(row(&t, "flu_lu").contains(&format!("| 46 | smtbmc-yices | bounded to depth {RECXL_DEPTH} (BMC")), "{t}");
     let mutant = mutate(&tree, dir.path(), "flu_lu", RECXL_READY, RECXL_READY_MUTANT);
     let (code, t) = bmc(dir.path(), &mutant, "flu_lu", RECXL_DEPTH, "work_mutant");
     assert_eq!(code, Some(1), "{t}");
@@ -363,7 +363,7 @@ fn a_small_sue_transport_keeps_its_streams_window_queues_and_counters_and_mutant
     let tree = generate(dir.path(), "tp.toml", SUE_TP, "out_tp", "fstp");
     let (code, t) = bmc(dir.path(), &tree, "fstp_tp", SUE_TP_DEPTH, "work");
     assert_eq!(code, Some(0), "{t}");
-    assert!(row(&t, "fstp_tp").contains(&format!("| 44 | smtbmc-yices | bounded to depth {SUE_TP_DEPTH} (BMC")), "{t}");
+    assert!(row(&t, "fstp_tp").contains(&format!("| 67 | smtbmc-yices | bounded to depth {SUE_TP_DEPTH} (BMC")), "{t}");
     for (from, to, property) in SUE_TP_MUTANTS {
         let mutant = mutate(&tree, dir.path(), "fstp_tp", from, to);
         let (code, t) = bmc(dir.path(), &mutant, "fstp_tp", SUE_TP_MUTANT_DEPTH, &format!("work_{property}"));
@@ -385,7 +385,7 @@ fn a_small_sue_transport_holds_its_properties_to_depth_and_a_wrapping_counter_is
     let tree = generate(dir.path(), "tp.toml", SUE_TP, "out_tp", "fstp");
     let (code, t) = bmc(dir.path(), &tree, "fstp_tp", SUE_TP_LONG_DEPTH, "work");
     assert_eq!(code, Some(0), "{t}");
-    assert!(row(&t, "fstp_tp").contains(&format!("| 44 | smtbmc-yices | bounded to depth {SUE_TP_LONG_DEPTH} (BMC")), "{t}");
+    assert!(row(&t, "fstp_tp").contains(&format!("| 67 | smtbmc-yices | bounded to depth {SUE_TP_LONG_DEPTH} (BMC")), "{t}");
     let (from, to, property) = SUE_TP_COUNTER;
     let mutant = mutate(&tree, dir.path(), "fstp_tp", from, to);
     let (code, t) = bmc(dir.path(), &mutant, "fstp_tp", SUE_TP_MUTANT_DEPTH, "work_counter");

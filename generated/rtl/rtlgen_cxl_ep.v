@@ -471,32 +471,32 @@ module rtlgen_cxl_ep (
             p_ack_repeat: assert (f_ack_wait <= 7'd66);
         end
         // cnt_flits_sent holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_flits_sent_sat: assert ((cnt_flits_sent == f_cnt_flits_sent_was)
                 | ((cnt_flits_sent == (f_cnt_flits_sent_was + 32'd1)) & (f_cnt_flits_sent_was != CNT_MAX)));
         end
         // cnt_replays holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_replays_sat: assert ((cnt_replays == f_cnt_replays_was)
                 | ((cnt_replays == (f_cnt_replays_was + 32'd1)) & (f_cnt_replays_was != CNT_MAX)));
         end
         // cnt_crc_fail holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_crc_fail_sat: assert ((cnt_crc_fail == f_cnt_crc_fail_was)
                 | ((cnt_crc_fail == (f_cnt_crc_fail_was + 32'd1)) & (f_cnt_crc_fail_was != CNT_MAX)));
         end
         // cnt_fec_corrected holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_fec_corrected_sat: assert ((cnt_fec_corrected == f_cnt_fec_corrected_was)
                 | ((cnt_fec_corrected == (f_cnt_fec_corrected_was + 32'd1)) & (f_cnt_fec_corrected_was != CNT_MAX)));
         end
         // cnt_fec_uncorrectable holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_fec_uncorrectable_sat: assert ((cnt_fec_uncorrectable == f_cnt_fec_uncorrectable_was)
                 | ((cnt_fec_uncorrectable == (f_cnt_fec_uncorrectable_was + 32'd1)) & (f_cnt_fec_uncorrectable_was != CNT_MAX)));
         end
         // cnt_nacks_sent holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_nacks_sent_sat: assert ((cnt_nacks_sent == f_cnt_nacks_sent_was)
                 | ((cnt_nacks_sent == (f_cnt_nacks_sent_was + 32'd1)) & (f_cnt_nacks_sent_was != CNT_MAX)));
         end

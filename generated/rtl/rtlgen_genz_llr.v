@@ -3993,67 +3993,67 @@ module rtlgen_genz_llr (
             p_fc_repeat: assert (f_wait <= 6'd38);
         end
         // cnt_ee_sent holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_ee_sent_sat: assert ((cnt_ee_sent == f_cnt_ee_sent_was)
                 | ((cnt_ee_sent == (f_cnt_ee_sent_was + 16'd1)) & (f_cnt_ee_sent_was != CNT_MAX)));
         end
         // cnt_ee_resent holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_ee_resent_sat: assert ((cnt_ee_resent == f_cnt_ee_resent_was)
                 | ((cnt_ee_resent == (f_cnt_ee_resent_was + 16'd1)) & (f_cnt_ee_resent_was != CNT_MAX)));
         end
         // cnt_ee_delivered holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_ee_delivered_sat: assert ((cnt_ee_delivered == f_cnt_ee_delivered_was)
                 | ((cnt_ee_delivered == (f_cnt_ee_delivered_was + 16'd1)) & (f_cnt_ee_delivered_was != CNT_MAX)));
         end
         // cnt_ecrc_errors holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_ecrc_errors_sat: assert ((cnt_ecrc_errors == f_cnt_ecrc_errors_was)
                 | ((cnt_ecrc_errors == (f_cnt_ecrc_errors_was + 16'd1)) & (f_cnt_ecrc_errors_was != CNT_MAX)));
         end
         // cnt_discards_sent holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_discards_sent_sat: assert ((cnt_discards_sent == f_cnt_discards_sent_was)
                 | ((cnt_discards_sent == (f_cnt_discards_sent_was + 16'd1)) & (f_cnt_discards_sent_was != CNT_MAX)));
         end
         // cnt_discards_received holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_discards_received_sat: assert ((cnt_discards_received == f_cnt_discards_received_was)
                 | ((cnt_discards_received == (f_cnt_discards_received_was + 16'd1)) & (f_cnt_discards_received_was != CNT_MAX)));
         end
         // cnt_clear_discards_sent holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_clear_discards_sent_sat: assert ((cnt_clear_discards_sent == f_cnt_clear_discards_sent_was)
                 | ((cnt_clear_discards_sent == (f_cnt_clear_discards_sent_was + 16'd1)) & (f_cnt_clear_discards_sent_was != CNT_MAX)));
         end
         // cnt_exit_discards_sent holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_exit_discards_sent_sat: assert ((cnt_exit_discards_sent == f_cnt_exit_discards_sent_was)
                 | ((cnt_exit_discards_sent == (f_cnt_exit_discards_sent_was + 16'd1)) & (f_cnt_exit_discards_sent_was != CNT_MAX)));
         end
         // cnt_acks_sent holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_acks_sent_sat: assert ((cnt_acks_sent == f_cnt_acks_sent_was)
                 | ((cnt_acks_sent == (f_cnt_acks_sent_was + 16'd1)) & (f_cnt_acks_sent_was != CNT_MAX)));
         end
         // cnt_acks_received holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_acks_received_sat: assert ((cnt_acks_received == f_cnt_acks_received_was)
                 | ((cnt_acks_received == (f_cnt_acks_received_was + 16'd1)) & (f_cnt_acks_received_was != CNT_MAX)));
         end
         // cnt_inits_sent holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_inits_sent_sat: assert ((cnt_inits_sent == f_cnt_inits_sent_was)
                 | ((cnt_inits_sent == (f_cnt_inits_sent_was + 16'd1)) & (f_cnt_inits_sent_was != CNT_MAX)));
         end
         // cnt_retrains holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_retrains_sat: assert ((cnt_retrains == f_cnt_retrains_was)
                 | ((cnt_retrains == (f_cnt_retrains_was + 16'd1)) & (f_cnt_retrains_was != CNT_MAX)));
         end
         // cnt_timer_retransmissions holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_timer_retransmissions_sat: assert ((cnt_timer_retransmissions == f_cnt_timer_retransmissions_was)
                 | ((cnt_timer_retransmissions == (f_cnt_timer_retransmissions_was + 16'd1)) & (f_cnt_timer_retransmissions_was != CNT_MAX)));
         end

@@ -3184,88 +3184,172 @@ module rtlgen_recxl_lu (
         if (!f_past_valid) begin
             a_reset_first: assume (rst);
         end
+        // cnt0_q_ones: each flag is the AND of its six-bit chunk of cnt0_q
+        if (f_past_valid) begin
+            p_cnt0_ones: assert (cnt0_q_ones == {&cnt0_q[15:12], &cnt0_q[11:6], &cnt0_q[5:0]});
+        end
         // cnt0_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt0_sat: assert ((cnt0_q == f_cnt0_was) | ((cnt0_q == (f_cnt0_was + 16'd1)) & (f_cnt0_was != 16'd65535)));
         end
         // cnt1_q never decreases: it saturates, never wraps
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt1_sat: assert (cnt1_q >= f_cnt1_was);
         end
+        // cnt1_q_ones: each flag is the AND of its six-bit chunk of cnt1_q
+        if (f_past_valid) begin
+            p_cnt1_ones: assert (cnt1_q_ones == {&cnt1_q[15:11], &cnt1_q[10:5]});
+        end
+        // cnt2_q_ones: each flag is the AND of its six-bit chunk of cnt2_q
+        if (f_past_valid) begin
+            p_cnt2_ones: assert (cnt2_q_ones == {&cnt2_q[15:12], &cnt2_q[11:6], &cnt2_q[5:0]});
+        end
         // cnt2_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt2_sat: assert ((cnt2_q == f_cnt2_was) | ((cnt2_q == (f_cnt2_was + 16'd1)) & (f_cnt2_was != 16'd65535)));
         end
+        // cnt3_q_ones: each flag is the AND of its six-bit chunk of cnt3_q
+        if (f_past_valid) begin
+            p_cnt3_ones: assert (cnt3_q_ones == {&cnt3_q[15:12], &cnt3_q[11:6], &cnt3_q[5:0]});
+        end
         // cnt3_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt3_sat: assert ((cnt3_q == f_cnt3_was) | ((cnt3_q == (f_cnt3_was + 16'd1)) & (f_cnt3_was != 16'd65535)));
         end
+        // cnt4_q_ones: each flag is the AND of its six-bit chunk of cnt4_q
+        if (f_past_valid) begin
+            p_cnt4_ones: assert (cnt4_q_ones == {&cnt4_q[15:12], &cnt4_q[11:6], &cnt4_q[5:0]});
+        end
         // cnt4_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt4_sat: assert ((cnt4_q == f_cnt4_was) | ((cnt4_q == (f_cnt4_was + 16'd1)) & (f_cnt4_was != 16'd65535)));
         end
+        // cnt5_q_ones: each flag is the AND of its six-bit chunk of cnt5_q
+        if (f_past_valid) begin
+            p_cnt5_ones: assert (cnt5_q_ones == {&cnt5_q[15:12], &cnt5_q[11:6], &cnt5_q[5:0]});
+        end
         // cnt5_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt5_sat: assert ((cnt5_q == f_cnt5_was) | ((cnt5_q == (f_cnt5_was + 16'd1)) & (f_cnt5_was != 16'd65535)));
         end
+        // cnt6_q_ones: each flag is the AND of its six-bit chunk of cnt6_q
+        if (f_past_valid) begin
+            p_cnt6_ones: assert (cnt6_q_ones == {&cnt6_q[15:12], &cnt6_q[11:6], &cnt6_q[5:0]});
+        end
         // cnt6_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt6_sat: assert ((cnt6_q == f_cnt6_was) | ((cnt6_q == (f_cnt6_was + 16'd1)) & (f_cnt6_was != 16'd65535)));
         end
+        // cnt7_q_ones: each flag is the AND of its six-bit chunk of cnt7_q
+        if (f_past_valid) begin
+            p_cnt7_ones: assert (cnt7_q_ones == {&cnt7_q[15:12], &cnt7_q[11:6], &cnt7_q[5:0]});
+        end
         // cnt7_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt7_sat: assert ((cnt7_q == f_cnt7_was) | ((cnt7_q == (f_cnt7_was + 16'd1)) & (f_cnt7_was != 16'd65535)));
         end
+        // cnt8_q_ones: each flag is the AND of its six-bit chunk of cnt8_q
+        if (f_past_valid) begin
+            p_cnt8_ones: assert (cnt8_q_ones == {&cnt8_q[15:12], &cnt8_q[11:6], &cnt8_q[5:0]});
+        end
         // cnt8_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt8_sat: assert ((cnt8_q == f_cnt8_was) | ((cnt8_q == (f_cnt8_was + 16'd1)) & (f_cnt8_was != 16'd65535)));
         end
+        // cnt9_q_ones: each flag is the AND of its six-bit chunk of cnt9_q
+        if (f_past_valid) begin
+            p_cnt9_ones: assert (cnt9_q_ones == {&cnt9_q[15:12], &cnt9_q[11:6], &cnt9_q[5:0]});
+        end
         // cnt9_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt9_sat: assert ((cnt9_q == f_cnt9_was) | ((cnt9_q == (f_cnt9_was + 16'd1)) & (f_cnt9_was != 16'd65535)));
         end
+        // cnt10_q_ones: each flag is the AND of its six-bit chunk of cnt10_q
+        if (f_past_valid) begin
+            p_cnt10_ones: assert (cnt10_q_ones == {&cnt10_q[15:12], &cnt10_q[11:6], &cnt10_q[5:0]});
+        end
         // cnt10_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt10_sat: assert ((cnt10_q == f_cnt10_was) | ((cnt10_q == (f_cnt10_was + 16'd1)) & (f_cnt10_was != 16'd65535)));
         end
+        // cnt11_q_ones: each flag is the AND of its six-bit chunk of cnt11_q
+        if (f_past_valid) begin
+            p_cnt11_ones: assert (cnt11_q_ones == {&cnt11_q[15:12], &cnt11_q[11:6], &cnt11_q[5:0]});
+        end
         // cnt11_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt11_sat: assert ((cnt11_q == f_cnt11_was) | ((cnt11_q == (f_cnt11_was + 16'd1)) & (f_cnt11_was != 16'd65535)));
         end
         // cnt12_q never decreases: it saturates, never wraps
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt12_sat: assert (cnt12_q >= f_cnt12_was);
         end
+        // cnt12_q_ones: each flag is the AND of its six-bit chunk of cnt12_q
+        if (f_past_valid) begin
+            p_cnt12_ones: assert (cnt12_q_ones == {cnt12_q[15], &cnt12_q[14:9], &cnt12_q[8:3]});
+        end
+        // cnt13_q_ones: each flag is the AND of its six-bit chunk of cnt13_q
+        if (f_past_valid) begin
+            p_cnt13_ones: assert (cnt13_q_ones == {&cnt13_q[15:12], &cnt13_q[11:6], &cnt13_q[5:0]});
+        end
         // cnt13_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt13_sat: assert ((cnt13_q == f_cnt13_was) | ((cnt13_q == (f_cnt13_was + 16'd1)) & (f_cnt13_was != 16'd65535)));
         end
         // cnt14_q never decreases: it saturates, never wraps
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt14_sat: assert (cnt14_q >= f_cnt14_was);
         end
+        // cnt14_q_ones: each flag is the AND of its six-bit chunk of cnt14_q
+        if (f_past_valid) begin
+            p_cnt14_ones: assert (cnt14_q_ones == {&cnt14_q[15:14], &cnt14_q[13:8], &cnt14_q[7:2]});
+        end
         // cnt15_q never decreases: it saturates, never wraps
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt15_sat: assert (cnt15_q >= f_cnt15_was);
         end
+        // cnt15_q_ones: each flag is the AND of its six-bit chunk of cnt15_q
+        if (f_past_valid) begin
+            p_cnt15_ones: assert (cnt15_q_ones == {&cnt15_q[15:14], &cnt15_q[13:8], &cnt15_q[7:2]});
+        end
+        // cnt16_q_ones: each flag is the AND of its six-bit chunk of cnt16_q
+        if (f_past_valid) begin
+            p_cnt16_ones: assert (cnt16_q_ones == {&cnt16_q[15:12], &cnt16_q[11:6], &cnt16_q[5:0]});
+        end
         // cnt16_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt16_sat: assert ((cnt16_q == f_cnt16_was) | ((cnt16_q == (f_cnt16_was + 16'd1)) & (f_cnt16_was != 16'd65535)));
         end
+        // cnt17_q_ones: each flag is the AND of its six-bit chunk of cnt17_q
+        if (f_past_valid) begin
+            p_cnt17_ones: assert (cnt17_q_ones == {&cnt17_q[15:12], &cnt17_q[11:6], &cnt17_q[5:0]});
+        end
         // cnt17_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt17_sat: assert ((cnt17_q == f_cnt17_was) | ((cnt17_q == (f_cnt17_was + 16'd1)) & (f_cnt17_was != 16'd65535)));
         end
+        // cnt18_q_ones: each flag is the AND of its six-bit chunk of cnt18_q
+        if (f_past_valid) begin
+            p_cnt18_ones: assert (cnt18_q_ones == {&cnt18_q[15:12], &cnt18_q[11:6], &cnt18_q[5:0]});
+        end
         // cnt18_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt18_sat: assert ((cnt18_q == f_cnt18_was) | ((cnt18_q == (f_cnt18_was + 16'd1)) & (f_cnt18_was != 16'd65535)));
         end
+        // cnt19_q_ones: each flag is the AND of its six-bit chunk of cnt19_q
+        if (f_past_valid) begin
+            p_cnt19_ones: assert (cnt19_q_ones == {&cnt19_q[15:12], &cnt19_q[11:6], &cnt19_q[5:0]});
+        end
         // cnt19_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt19_sat: assert ((cnt19_q == f_cnt19_was) | ((cnt19_q == (f_cnt19_was + 16'd1)) & (f_cnt19_was != 16'd65535)));
         end
+        // cnt22_q_ones: each flag is the AND of its six-bit chunk of cnt22_q
+        if (f_past_valid) begin
+            p_cnt22_ones: assert (cnt22_q_ones == {&cnt22_q[15:12], &cnt22_q[11:6], &cnt22_q[5:0]});
+        end
         // cnt22_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt22_sat: assert ((cnt22_q == f_cnt22_was) | ((cnt22_q == (f_cnt22_was + 16'd1)) & (f_cnt22_was != 16'd65535)));
         end
         // every row is FREE, PENDING or VALID

@@ -849,16 +849,34 @@ module rtlgen_rifl4 (
             a_reset_first: assume (rst);
         end
         // frame_errors_q never decreases: it saturates, never wraps
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_frame_errors_sat: assert (frame_errors_q >= f_frame_errors_was);
         end
+        // frame_errors_q_ones: each flag is the AND of its six-bit chunk of frame_errors_q
+        if (f_past_valid) begin
+            p_frame_errors_ones: assert (frame_errors_q_ones
+                == {&frame_errors_q[31:28], &frame_errors_q[27:22], &frame_errors_q[21:16], &frame_errors_q[15:10], &frame_errors_q[9:4]});
+        end
         // retransmissions_q never decreases: it saturates, never wraps
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_retransmissions_sat: assert (retransmissions_q >= f_retransmissions_was);
         end
+        // retransmissions_q_ones: each flag is the AND of its six-bit chunk of retransmissions_q
+        if (f_past_valid) begin
+            p_retransmissions_ones: assert (retransmissions_q_ones
+                == {
+                    &retransmissions_q[31:28], &retransmissions_q[27:22], &retransmissions_q[21:16], &retransmissions_q[15:10],
+                    &retransmissions_q[9:4]
+                });
+        end
         // pause_events_q never decreases: it saturates, never wraps
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_pause_events_sat: assert (pause_events_q >= f_pause_events_was);
+        end
+        // pause_events_q_ones: each flag is the AND of its six-bit chunk of pause_events_q
+        if (f_past_valid) begin
+            p_pause_events_ones: assert (pause_events_q_ones
+                == {&pause_events_q[31:28], &pause_events_q[27:22], &pause_events_q[21:16], &pause_events_q[15:10], &pause_events_q[9:4]});
         end
     end
 `endif

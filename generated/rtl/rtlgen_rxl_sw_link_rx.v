@@ -226,18 +226,39 @@ module rtlgen_rxl_sw_link_rx (
         if (!f_past_valid) begin
             a_reset_first: assume (rst);
         end
+        // cnt_flits_q_ones: each flag is the AND of its six-bit chunk of cnt_flits_q
+        if (f_past_valid) begin
+            p_cnt_flits_ones: assert (cnt_flits_q_ones
+                == {&cnt_flits_q[31:30], &cnt_flits_q[29:24], &cnt_flits_q[23:18], &cnt_flits_q[17:12], &cnt_flits_q[11:6], &cnt_flits_q[5:0]});
+        end
         // cnt_flits_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_flits_sat: assert ((cnt_flits_q == f_cnt_flits_was)
                 | ((cnt_flits_q == (f_cnt_flits_was + 32'd1)) & (f_cnt_flits_was != 32'd4294967295)));
         end
+        // cnt_corrected_q_ones: each flag is the AND of its six-bit chunk of cnt_corrected_q
+        if (f_past_valid) begin
+            p_cnt_corrected_ones: assert (cnt_corrected_q_ones
+                == {
+                    &cnt_corrected_q[31:30], &cnt_corrected_q[29:24], &cnt_corrected_q[23:18], &cnt_corrected_q[17:12], &cnt_corrected_q[11:6],
+                    &cnt_corrected_q[5:0]
+                });
+        end
         // cnt_corrected_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_corrected_sat: assert ((cnt_corrected_q == f_cnt_corrected_was)
                 | ((cnt_corrected_q == (f_cnt_corrected_was + 32'd1)) & (f_cnt_corrected_was != 32'd4294967295)));
         end
+        // cnt_dropped_q_ones: each flag is the AND of its six-bit chunk of cnt_dropped_q
+        if (f_past_valid) begin
+            p_cnt_dropped_ones: assert (cnt_dropped_q_ones
+                == {
+                    &cnt_dropped_q[31:30], &cnt_dropped_q[29:24], &cnt_dropped_q[23:18], &cnt_dropped_q[17:12], &cnt_dropped_q[11:6],
+                    &cnt_dropped_q[5:0]
+                });
+        end
         // cnt_dropped_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_dropped_sat: assert ((cnt_dropped_q == f_cnt_dropped_was)
                 | ((cnt_dropped_q == (f_cnt_dropped_was + 32'd1)) & (f_cnt_dropped_was != 32'd4294967295)));
         end

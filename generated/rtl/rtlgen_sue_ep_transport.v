@@ -2771,118 +2771,290 @@ module rtlgen_sue_ep_transport (
         if (!f_past_valid) begin
             a_reset_first: assume (rst);
         end
+        // cnt_tx_pdu_new_q_ones: each flag is the AND of its six-bit chunk of cnt_tx_pdu_new_q
+        if (f_past_valid) begin
+            p_cnt_tx_pdu_new_ones: assert (cnt_tx_pdu_new_q_ones
+                == {
+                    &cnt_tx_pdu_new_q[31:30], &cnt_tx_pdu_new_q[29:24], &cnt_tx_pdu_new_q[23:18], &cnt_tx_pdu_new_q[17:12], &cnt_tx_pdu_new_q[11:6],
+                    &cnt_tx_pdu_new_q[5:0]
+                });
+        end
         // cnt_tx_pdu_new_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_tx_pdu_new_sat: assert ((cnt_tx_pdu_new_q == f_cnt_tx_pdu_new_was)
                 | ((cnt_tx_pdu_new_q == (f_cnt_tx_pdu_new_was + 32'd1)) & (f_cnt_tx_pdu_new_was != 32'd4294967295)));
         end
+        // cnt_tx_pdu_retx_q_ones: each flag is the AND of its six-bit chunk of cnt_tx_pdu_retx_q
+        if (f_past_valid) begin
+            p_cnt_tx_pdu_retx_ones: assert (cnt_tx_pdu_retx_q_ones
+                == {
+                    &cnt_tx_pdu_retx_q[31:30], &cnt_tx_pdu_retx_q[29:24], &cnt_tx_pdu_retx_q[23:18], &cnt_tx_pdu_retx_q[17:12],
+                    &cnt_tx_pdu_retx_q[11:6], &cnt_tx_pdu_retx_q[5:0]
+                });
+        end
         // cnt_tx_pdu_retx_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_tx_pdu_retx_sat: assert ((cnt_tx_pdu_retx_q == f_cnt_tx_pdu_retx_was)
                 | ((cnt_tx_pdu_retx_q == (f_cnt_tx_pdu_retx_was + 32'd1)) & (f_cnt_tx_pdu_retx_was != 32'd4294967295)));
         end
+        // cnt_tx_ctrl_ack_q_ones: each flag is the AND of its six-bit chunk of cnt_tx_ctrl_ack_q
+        if (f_past_valid) begin
+            p_cnt_tx_ctrl_ack_ones: assert (cnt_tx_ctrl_ack_q_ones
+                == {
+                    &cnt_tx_ctrl_ack_q[31:30], &cnt_tx_ctrl_ack_q[29:24], &cnt_tx_ctrl_ack_q[23:18], &cnt_tx_ctrl_ack_q[17:12],
+                    &cnt_tx_ctrl_ack_q[11:6], &cnt_tx_ctrl_ack_q[5:0]
+                });
+        end
         // cnt_tx_ctrl_ack_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_tx_ctrl_ack_sat: assert ((cnt_tx_ctrl_ack_q == f_cnt_tx_ctrl_ack_was)
                 | ((cnt_tx_ctrl_ack_q == (f_cnt_tx_ctrl_ack_was + 32'd1)) & (f_cnt_tx_ctrl_ack_was != 32'd4294967295)));
         end
+        // cnt_tx_ctrl_nack_q_ones: each flag is the AND of its six-bit chunk of cnt_tx_ctrl_nack_q
+        if (f_past_valid) begin
+            p_cnt_tx_ctrl_nack_ones: assert (cnt_tx_ctrl_nack_q_ones
+                == {
+                    &cnt_tx_ctrl_nack_q[31:30], &cnt_tx_ctrl_nack_q[29:24], &cnt_tx_ctrl_nack_q[23:18], &cnt_tx_ctrl_nack_q[17:12],
+                    &cnt_tx_ctrl_nack_q[11:6], &cnt_tx_ctrl_nack_q[5:0]
+                });
+        end
         // cnt_tx_ctrl_nack_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_tx_ctrl_nack_sat: assert ((cnt_tx_ctrl_nack_q == f_cnt_tx_ctrl_nack_was)
                 | ((cnt_tx_ctrl_nack_q == (f_cnt_tx_ctrl_nack_was + 32'd1)) & (f_cnt_tx_ctrl_nack_was != 32'd4294967295)));
         end
+        // cnt_tx_piggy_ack_q_ones: each flag is the AND of its six-bit chunk of cnt_tx_piggy_ack_q
+        if (f_past_valid) begin
+            p_cnt_tx_piggy_ack_ones: assert (cnt_tx_piggy_ack_q_ones
+                == {
+                    &cnt_tx_piggy_ack_q[31:30], &cnt_tx_piggy_ack_q[29:24], &cnt_tx_piggy_ack_q[23:18], &cnt_tx_piggy_ack_q[17:12],
+                    &cnt_tx_piggy_ack_q[11:6], &cnt_tx_piggy_ack_q[5:0]
+                });
+        end
         // cnt_tx_piggy_ack_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_tx_piggy_ack_sat: assert ((cnt_tx_piggy_ack_q == f_cnt_tx_piggy_ack_was)
                 | ((cnt_tx_piggy_ack_q == (f_cnt_tx_piggy_ack_was + 32'd1)) & (f_cnt_tx_piggy_ack_was != 32'd4294967295)));
         end
+        // cnt_tx_piggy_nack_q_ones: each flag is the AND of its six-bit chunk of cnt_tx_piggy_nack_q
+        if (f_past_valid) begin
+            p_cnt_tx_piggy_nack_ones: assert (cnt_tx_piggy_nack_q_ones
+                == {
+                    &cnt_tx_piggy_nack_q[31:30], &cnt_tx_piggy_nack_q[29:24], &cnt_tx_piggy_nack_q[23:18], &cnt_tx_piggy_nack_q[17:12],
+                    &cnt_tx_piggy_nack_q[11:6], &cnt_tx_piggy_nack_q[5:0]
+                });
+        end
         // cnt_tx_piggy_nack_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_tx_piggy_nack_sat: assert ((cnt_tx_piggy_nack_q == f_cnt_tx_piggy_nack_was)
                 | ((cnt_tx_piggy_nack_q == (f_cnt_tx_piggy_nack_was + 32'd1)) & (f_cnt_tx_piggy_nack_was != 32'd4294967295)));
         end
+        // cnt_tx_nack_rcvd_q_ones: each flag is the AND of its six-bit chunk of cnt_tx_nack_rcvd_q
+        if (f_past_valid) begin
+            p_cnt_tx_nack_rcvd_ones: assert (cnt_tx_nack_rcvd_q_ones
+                == {
+                    &cnt_tx_nack_rcvd_q[31:30], &cnt_tx_nack_rcvd_q[29:24], &cnt_tx_nack_rcvd_q[23:18], &cnt_tx_nack_rcvd_q[17:12],
+                    &cnt_tx_nack_rcvd_q[11:6], &cnt_tx_nack_rcvd_q[5:0]
+                });
+        end
         // cnt_tx_nack_rcvd_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_tx_nack_rcvd_sat: assert ((cnt_tx_nack_rcvd_q == f_cnt_tx_nack_rcvd_was)
                 | ((cnt_tx_nack_rcvd_q == (f_cnt_tx_nack_rcvd_was + 32'd1)) & (f_cnt_tx_nack_rcvd_was != 32'd4294967295)));
         end
+        // cnt_tx_rto_q_ones: each flag is the AND of its six-bit chunk of cnt_tx_rto_q
+        if (f_past_valid) begin
+            p_cnt_tx_rto_ones: assert (cnt_tx_rto_q_ones
+                == {&cnt_tx_rto_q[31:30], &cnt_tx_rto_q[29:24], &cnt_tx_rto_q[23:18], &cnt_tx_rto_q[17:12], &cnt_tx_rto_q[11:6], &cnt_tx_rto_q[5:0]});
+        end
         // cnt_tx_rto_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_tx_rto_sat: assert ((cnt_tx_rto_q == f_cnt_tx_rto_was)
                 | ((cnt_tx_rto_q == (f_cnt_tx_rto_was + 32'd1)) & (f_cnt_tx_rto_was != 32'd4294967295)));
         end
+        // cnt_tx_ack_ignored_q_ones: each flag is the AND of its six-bit chunk of cnt_tx_ack_ignored_q
+        if (f_past_valid) begin
+            p_cnt_tx_ack_ignored_ones: assert (cnt_tx_ack_ignored_q_ones
+                == {
+                    &cnt_tx_ack_ignored_q[31:30], &cnt_tx_ack_ignored_q[29:24], &cnt_tx_ack_ignored_q[23:18], &cnt_tx_ack_ignored_q[17:12],
+                    &cnt_tx_ack_ignored_q[11:6], &cnt_tx_ack_ignored_q[5:0]
+                });
+        end
         // cnt_tx_ack_ignored_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_tx_ack_ignored_sat: assert ((cnt_tx_ack_ignored_q == f_cnt_tx_ack_ignored_was)
                 | ((cnt_tx_ack_ignored_q == (f_cnt_tx_ack_ignored_was + 32'd1)) & (f_cnt_tx_ack_ignored_was != 32'd4294967295)));
         end
+        // cnt_tx_pdu_err_q_ones: each flag is the AND of its six-bit chunk of cnt_tx_pdu_err_q
+        if (f_past_valid) begin
+            p_cnt_tx_pdu_err_ones: assert (cnt_tx_pdu_err_q_ones
+                == {
+                    &cnt_tx_pdu_err_q[31:30], &cnt_tx_pdu_err_q[29:24], &cnt_tx_pdu_err_q[23:18], &cnt_tx_pdu_err_q[17:12], &cnt_tx_pdu_err_q[11:6],
+                    &cnt_tx_pdu_err_q[5:0]
+                });
+        end
         // cnt_tx_pdu_err_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_tx_pdu_err_sat: assert ((cnt_tx_pdu_err_q == f_cnt_tx_pdu_err_was)
                 | ((cnt_tx_pdu_err_q == (f_cnt_tx_pdu_err_was + 32'd1)) & (f_cnt_tx_pdu_err_was != 32'd4294967295)));
         end
+        // cnt_tx_peer_down_drop_q_ones: each flag is the AND of its six-bit chunk of cnt_tx_peer_down_drop_q
+        if (f_past_valid) begin
+            p_cnt_tx_peer_down_drop_ones: assert (cnt_tx_peer_down_drop_q_ones
+                == {
+                    &cnt_tx_peer_down_drop_q[31:30], &cnt_tx_peer_down_drop_q[29:24], &cnt_tx_peer_down_drop_q[23:18],
+                    &cnt_tx_peer_down_drop_q[17:12], &cnt_tx_peer_down_drop_q[11:6], &cnt_tx_peer_down_drop_q[5:0]
+                });
+        end
         // cnt_tx_peer_down_drop_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_tx_peer_down_drop_sat: assert ((cnt_tx_peer_down_drop_q == f_cnt_tx_peer_down_drop_was)
                 | ((cnt_tx_peer_down_drop_q == (f_cnt_tx_peer_down_drop_was + 32'd1)) & (f_cnt_tx_peer_down_drop_was != 32'd4294967295)));
         end
+        // cnt_tx_win_stall_q_ones: each flag is the AND of its six-bit chunk of cnt_tx_win_stall_q
+        if (f_past_valid) begin
+            p_cnt_tx_win_stall_ones: assert (cnt_tx_win_stall_q_ones
+                == {
+                    &cnt_tx_win_stall_q[31:30], &cnt_tx_win_stall_q[29:24], &cnt_tx_win_stall_q[23:18], &cnt_tx_win_stall_q[17:12],
+                    &cnt_tx_win_stall_q[11:6], &cnt_tx_win_stall_q[5:0]
+                });
+        end
         // cnt_tx_win_stall_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_tx_win_stall_sat: assert ((cnt_tx_win_stall_q == f_cnt_tx_win_stall_was)
                 | ((cnt_tx_win_stall_q == (f_cnt_tx_win_stall_was + 32'd1)) & (f_cnt_tx_win_stall_was != 32'd4294967295)));
         end
+        // cnt_rx_pdu_q_ones: each flag is the AND of its six-bit chunk of cnt_rx_pdu_q
+        if (f_past_valid) begin
+            p_cnt_rx_pdu_ones: assert (cnt_rx_pdu_q_ones
+                == {&cnt_rx_pdu_q[31:30], &cnt_rx_pdu_q[29:24], &cnt_rx_pdu_q[23:18], &cnt_rx_pdu_q[17:12], &cnt_rx_pdu_q[11:6], &cnt_rx_pdu_q[5:0]});
+        end
         // cnt_rx_pdu_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_rx_pdu_sat: assert ((cnt_rx_pdu_q == f_cnt_rx_pdu_was)
                 | ((cnt_rx_pdu_q == (f_cnt_rx_pdu_was + 32'd1)) & (f_cnt_rx_pdu_was != 32'd4294967295)));
         end
+        // cnt_rx_frame_err_q_ones: each flag is the AND of its six-bit chunk of cnt_rx_frame_err_q
+        if (f_past_valid) begin
+            p_cnt_rx_frame_err_ones: assert (cnt_rx_frame_err_q_ones
+                == {
+                    &cnt_rx_frame_err_q[31:30], &cnt_rx_frame_err_q[29:24], &cnt_rx_frame_err_q[23:18], &cnt_rx_frame_err_q[17:12],
+                    &cnt_rx_frame_err_q[11:6], &cnt_rx_frame_err_q[5:0]
+                });
+        end
         // cnt_rx_frame_err_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_rx_frame_err_sat: assert ((cnt_rx_frame_err_q == f_cnt_rx_frame_err_was)
                 | ((cnt_rx_frame_err_q == (f_cnt_rx_frame_err_was + 32'd1)) & (f_cnt_rx_frame_err_was != 32'd4294967295)));
         end
+        // cnt_rx_len_err_q_ones: each flag is the AND of its six-bit chunk of cnt_rx_len_err_q
+        if (f_past_valid) begin
+            p_cnt_rx_len_err_ones: assert (cnt_rx_len_err_q_ones
+                == {
+                    &cnt_rx_len_err_q[31:30], &cnt_rx_len_err_q[29:24], &cnt_rx_len_err_q[23:18], &cnt_rx_len_err_q[17:12], &cnt_rx_len_err_q[11:6],
+                    &cnt_rx_len_err_q[5:0]
+                });
+        end
         // cnt_rx_len_err_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_rx_len_err_sat: assert ((cnt_rx_len_err_q == f_cnt_rx_len_err_was)
                 | ((cnt_rx_len_err_q == (f_cnt_rx_len_err_was + 32'd1)) & (f_cnt_rx_len_err_was != 32'd4294967295)));
         end
+        // cnt_rx_crc_err_q_ones: each flag is the AND of its six-bit chunk of cnt_rx_crc_err_q
+        if (f_past_valid) begin
+            p_cnt_rx_crc_err_ones: assert (cnt_rx_crc_err_q_ones
+                == {
+                    &cnt_rx_crc_err_q[31:30], &cnt_rx_crc_err_q[29:24], &cnt_rx_crc_err_q[23:18], &cnt_rx_crc_err_q[17:12], &cnt_rx_crc_err_q[11:6],
+                    &cnt_rx_crc_err_q[5:0]
+                });
+        end
         // cnt_rx_crc_err_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_rx_crc_err_sat: assert ((cnt_rx_crc_err_q == f_cnt_rx_crc_err_was)
                 | ((cnt_rx_crc_err_q == (f_cnt_rx_crc_err_was + 32'd1)) & (f_cnt_rx_crc_err_was != 32'd4294967295)));
         end
+        // cnt_rx_hdr_err_q_ones: each flag is the AND of its six-bit chunk of cnt_rx_hdr_err_q
+        if (f_past_valid) begin
+            p_cnt_rx_hdr_err_ones: assert (cnt_rx_hdr_err_q_ones
+                == {
+                    &cnt_rx_hdr_err_q[31:30], &cnt_rx_hdr_err_q[29:24], &cnt_rx_hdr_err_q[23:18], &cnt_rx_hdr_err_q[17:12], &cnt_rx_hdr_err_q[11:6],
+                    &cnt_rx_hdr_err_q[5:0]
+                });
+        end
         // cnt_rx_hdr_err_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_rx_hdr_err_sat: assert ((cnt_rx_hdr_err_q == f_cnt_rx_hdr_err_was)
                 | ((cnt_rx_hdr_err_q == (f_cnt_rx_hdr_err_was + 32'd1)) & (f_cnt_rx_hdr_err_was != 32'd4294967295)));
         end
+        // cnt_rx_ctrl_q_ones: each flag is the AND of its six-bit chunk of cnt_rx_ctrl_q
+        if (f_past_valid) begin
+            p_cnt_rx_ctrl_ones: assert (cnt_rx_ctrl_q_ones
+                == {
+                    &cnt_rx_ctrl_q[31:30], &cnt_rx_ctrl_q[29:24], &cnt_rx_ctrl_q[23:18], &cnt_rx_ctrl_q[17:12], &cnt_rx_ctrl_q[11:6],
+                    &cnt_rx_ctrl_q[5:0]
+                });
+        end
         // cnt_rx_ctrl_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_rx_ctrl_sat: assert ((cnt_rx_ctrl_q == f_cnt_rx_ctrl_was)
                 | ((cnt_rx_ctrl_q == (f_cnt_rx_ctrl_was + 32'd1)) & (f_cnt_rx_ctrl_was != 32'd4294967295)));
         end
+        // cnt_rx_data_ok_q_ones: each flag is the AND of its six-bit chunk of cnt_rx_data_ok_q
+        if (f_past_valid) begin
+            p_cnt_rx_data_ok_ones: assert (cnt_rx_data_ok_q_ones
+                == {
+                    &cnt_rx_data_ok_q[31:30], &cnt_rx_data_ok_q[29:24], &cnt_rx_data_ok_q[23:18], &cnt_rx_data_ok_q[17:12], &cnt_rx_data_ok_q[11:6],
+                    &cnt_rx_data_ok_q[5:0]
+                });
+        end
         // cnt_rx_data_ok_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_rx_data_ok_sat: assert ((cnt_rx_data_ok_q == f_cnt_rx_data_ok_was)
                 | ((cnt_rx_data_ok_q == (f_cnt_rx_data_ok_was + 32'd1)) & (f_cnt_rx_data_ok_was != 32'd4294967295)));
         end
+        // cnt_rx_gap_q_ones: each flag is the AND of its six-bit chunk of cnt_rx_gap_q
+        if (f_past_valid) begin
+            p_cnt_rx_gap_ones: assert (cnt_rx_gap_q_ones
+                == {&cnt_rx_gap_q[31:30], &cnt_rx_gap_q[29:24], &cnt_rx_gap_q[23:18], &cnt_rx_gap_q[17:12], &cnt_rx_gap_q[11:6], &cnt_rx_gap_q[5:0]});
+        end
         // cnt_rx_gap_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_rx_gap_sat: assert ((cnt_rx_gap_q == f_cnt_rx_gap_was)
                 | ((cnt_rx_gap_q == (f_cnt_rx_gap_was + 32'd1)) & (f_cnt_rx_gap_was != 32'd4294967295)));
         end
+        // cnt_rx_dup_q_ones: each flag is the AND of its six-bit chunk of cnt_rx_dup_q
+        if (f_past_valid) begin
+            p_cnt_rx_dup_ones: assert (cnt_rx_dup_q_ones
+                == {&cnt_rx_dup_q[31:30], &cnt_rx_dup_q[29:24], &cnt_rx_dup_q[23:18], &cnt_rx_dup_q[17:12], &cnt_rx_dup_q[11:6], &cnt_rx_dup_q[5:0]});
+        end
         // cnt_rx_dup_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_rx_dup_sat: assert ((cnt_rx_dup_q == f_cnt_rx_dup_was)
                 | ((cnt_rx_dup_q == (f_cnt_rx_dup_was + 32'd1)) & (f_cnt_rx_dup_was != 32'd4294967295)));
         end
+        // cnt_rx_cmd_out_q_ones: each flag is the AND of its six-bit chunk of cnt_rx_cmd_out_q
+        if (f_past_valid) begin
+            p_cnt_rx_cmd_out_ones: assert (cnt_rx_cmd_out_q_ones
+                == {
+                    &cnt_rx_cmd_out_q[31:30], &cnt_rx_cmd_out_q[29:24], &cnt_rx_cmd_out_q[23:18], &cnt_rx_cmd_out_q[17:12], &cnt_rx_cmd_out_q[11:6],
+                    &cnt_rx_cmd_out_q[5:0]
+                });
+        end
         // cnt_rx_cmd_out_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_rx_cmd_out_sat: assert ((cnt_rx_cmd_out_q == f_cnt_rx_cmd_out_was)
                 | ((cnt_rx_cmd_out_q == (f_cnt_rx_cmd_out_was + 32'd1)) & (f_cnt_rx_cmd_out_was != 32'd4294967295)));
         end
+        // cnt_rx_stall_q_ones: each flag is the AND of its six-bit chunk of cnt_rx_stall_q
+        if (f_past_valid) begin
+            p_cnt_rx_stall_ones: assert (cnt_rx_stall_q_ones
+                == {
+                    &cnt_rx_stall_q[31:30], &cnt_rx_stall_q[29:24], &cnt_rx_stall_q[23:18], &cnt_rx_stall_q[17:12], &cnt_rx_stall_q[11:6],
+                    &cnt_rx_stall_q[5:0]
+                });
+        end
         // cnt_rx_stall_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_rx_stall_sat: assert ((cnt_rx_stall_q == f_cnt_rx_stall_was)
                 | ((cnt_rx_stall_q == (f_cnt_rx_stall_was + 32'd1)) & (f_cnt_rx_stall_was != 32'd4294967295)));
         end

@@ -1137,39 +1137,89 @@ module rtlgen_sue_pk (
         if (!f_past_valid) begin
             a_reset_first: assume (rst);
         end
+        // cnt_cmd_in_q_ones: each flag is the AND of its six-bit chunk of cnt_cmd_in_q
+        if (f_past_valid) begin
+            p_cnt_cmd_in_ones: assert (cnt_cmd_in_q_ones
+                == {&cnt_cmd_in_q[31:30], &cnt_cmd_in_q[29:24], &cnt_cmd_in_q[23:18], &cnt_cmd_in_q[17:12], &cnt_cmd_in_q[11:6], &cnt_cmd_in_q[5:0]});
+        end
         // cnt_cmd_in_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_cmd_in_sat: assert ((cnt_cmd_in_q == f_cnt_cmd_in_was)
                 | ((cnt_cmd_in_q == (f_cnt_cmd_in_was + 32'd1)) & (f_cnt_cmd_in_was != 32'd4294967295)));
         end
+        // cnt_cmd_drop_framing_q_ones: each flag is the AND of its six-bit chunk of cnt_cmd_drop_framing_q
+        if (f_past_valid) begin
+            p_cnt_cmd_drop_framing_ones: assert (cnt_cmd_drop_framing_q_ones
+                == {
+                    &cnt_cmd_drop_framing_q[31:30], &cnt_cmd_drop_framing_q[29:24], &cnt_cmd_drop_framing_q[23:18], &cnt_cmd_drop_framing_q[17:12],
+                    &cnt_cmd_drop_framing_q[11:6], &cnt_cmd_drop_framing_q[5:0]
+                });
+        end
         // cnt_cmd_drop_framing_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_cmd_drop_framing_sat: assert ((cnt_cmd_drop_framing_q == f_cnt_cmd_drop_framing_was)
                 | ((cnt_cmd_drop_framing_q == (f_cnt_cmd_drop_framing_was + 32'd1)) & (f_cnt_cmd_drop_framing_was != 32'd4294967295)));
         end
+        // cnt_cmd_drop_dest_q_ones: each flag is the AND of its six-bit chunk of cnt_cmd_drop_dest_q
+        if (f_past_valid) begin
+            p_cnt_cmd_drop_dest_ones: assert (cnt_cmd_drop_dest_q_ones
+                == {
+                    &cnt_cmd_drop_dest_q[31:30], &cnt_cmd_drop_dest_q[29:24], &cnt_cmd_drop_dest_q[23:18], &cnt_cmd_drop_dest_q[17:12],
+                    &cnt_cmd_drop_dest_q[11:6], &cnt_cmd_drop_dest_q[5:0]
+                });
+        end
         // cnt_cmd_drop_dest_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_cmd_drop_dest_sat: assert ((cnt_cmd_drop_dest_q == f_cnt_cmd_drop_dest_was)
                 | ((cnt_cmd_drop_dest_q == (f_cnt_cmd_drop_dest_was + 32'd1)) & (f_cnt_cmd_drop_dest_was != 32'd4294967295)));
         end
+        // cnt_cmd_drop_vc_q_ones: each flag is the AND of its six-bit chunk of cnt_cmd_drop_vc_q
+        if (f_past_valid) begin
+            p_cnt_cmd_drop_vc_ones: assert (cnt_cmd_drop_vc_q_ones
+                == {
+                    &cnt_cmd_drop_vc_q[31:30], &cnt_cmd_drop_vc_q[29:24], &cnt_cmd_drop_vc_q[23:18], &cnt_cmd_drop_vc_q[17:12],
+                    &cnt_cmd_drop_vc_q[11:6], &cnt_cmd_drop_vc_q[5:0]
+                });
+        end
         // cnt_cmd_drop_vc_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_cmd_drop_vc_sat: assert ((cnt_cmd_drop_vc_q == f_cnt_cmd_drop_vc_was)
                 | ((cnt_cmd_drop_vc_q == (f_cnt_cmd_drop_vc_was + 32'd1)) & (f_cnt_cmd_drop_vc_was != 32'd4294967295)));
         end
+        // cnt_cmd_drop_err_q_ones: each flag is the AND of its six-bit chunk of cnt_cmd_drop_err_q
+        if (f_past_valid) begin
+            p_cnt_cmd_drop_err_ones: assert (cnt_cmd_drop_err_q_ones
+                == {
+                    &cnt_cmd_drop_err_q[31:30], &cnt_cmd_drop_err_q[29:24], &cnt_cmd_drop_err_q[23:18], &cnt_cmd_drop_err_q[17:12],
+                    &cnt_cmd_drop_err_q[11:6], &cnt_cmd_drop_err_q[5:0]
+                });
+        end
         // cnt_cmd_drop_err_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_cmd_drop_err_sat: assert ((cnt_cmd_drop_err_q == f_cnt_cmd_drop_err_was)
                 | ((cnt_cmd_drop_err_q == (f_cnt_cmd_drop_err_was + 32'd1)) & (f_cnt_cmd_drop_err_was != 32'd4294967295)));
         end
+        // cnt_pdu_out_q_ones: each flag is the AND of its six-bit chunk of cnt_pdu_out_q
+        if (f_past_valid) begin
+            p_cnt_pdu_out_ones: assert (cnt_pdu_out_q_ones
+                == {
+                    &cnt_pdu_out_q[31:30], &cnt_pdu_out_q[29:24], &cnt_pdu_out_q[23:18], &cnt_pdu_out_q[17:12], &cnt_pdu_out_q[11:6],
+                    &cnt_pdu_out_q[5:0]
+                });
+        end
         // cnt_pdu_out_q holds or counts up by one, never past its saturation value
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_pdu_out_sat: assert ((cnt_pdu_out_q == f_cnt_pdu_out_was)
                 | ((cnt_pdu_out_q == (f_cnt_pdu_out_was + 32'd1)) & (f_cnt_pdu_out_was != 32'd4294967295)));
         end
         // cnt_cmd_out_q never decreases: it saturates, never wraps
-        if (f_past_valid & (!rst) & f_prev_run) begin
+        if (f_past_valid & f_prev_run) begin
             p_cnt_cmd_out_sat: assert (cnt_cmd_out_q >= f_cnt_cmd_out_was);
+        end
+        // cnt_cmd_out_q_ones: each flag is the AND of its six-bit chunk of cnt_cmd_out_q
+        if (f_past_valid) begin
+            p_cnt_cmd_out_ones: assert (cnt_cmd_out_q_ones
+                == {&cnt_cmd_out_q[31:28], &cnt_cmd_out_q[27:22], &cnt_cmd_out_q[21:16], &cnt_cmd_out_q[15:10], &cnt_cmd_out_q[9:4]});
         end
         // s_axis_cmd: the sender keeps tvalid and the payload until tready
         if (f_past_valid & (!rst) & f_prev_run & f_s_axis_cmd_stall) begin

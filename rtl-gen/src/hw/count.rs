@@ -6,7 +6,7 @@
 //! Same value every cycle as [`super::build::counter`], for the blocks whose timing needs it.
 
 use super::build::{add, dec, id, mux, set_id, wire, zext};
-use super::props::Formal;
+use super::props::{Formal, PAST_VALID};
 use super::verilog::{Expr, Item, Stmt, UnOp};
 use crate::info::ResetStyle;
 
@@ -39,8 +39,11 @@ fn concat_msb_first(mut v: Vec<Expr>) -> Expr {
 /// not all ones, chunk by chunk. Declares the flag register `<name>_ones` (one bit per chunk)
 /// and the wires `<name>_en`, `<name>_tgl`; returns the next value of the bits `lo..bits` and
 /// "all those bits are one" (from the flags, for the caller's saturation). The flags' reset
-/// and update go to `reset` and `body`.
-fn chunked_increment(items: &mut Vec<Item>, reset: &mut Vec<Stmt>, body: &mut Vec<Stmt>, name: &str, bits: u32, lo: u32, inc: Expr) -> (Expr, Expr) {
+/// and update go to `reset` and `body`; their invariant (`p_<label>_ones`: each flag is the
+/// AND of its chunk's bits) goes to `f`. Without it an induction may start from a state whose
+/// flags lie about the bits, where the counter steps wrongly, so no counter property closes.
+#[allow(clippy::too_many_arguments)] // the three lists are the parts of the caller's register group
+fn chunked_increment(items: &mut Vec<Item>, reset: &mut Vec<Stmt>, body: &mut Vec<Stmt>, f: &mut Formal, name: &str, bits: u32, lo: u32, inc: Expr) -> (Expr, Expr) {
     let n = bits - lo;
     let k_n = n.div_ceil(CHUNK);
     let ones = format!("{name}_ones");
@@ -68,6 +71,15 @@ fn chunked_increment(items: &mut Vec<Item>, reset: &mut Vec<Stmt>, body: &mut Ve
         })
         .collect();
     body.push(set_id(&ones, concat_msb_first(next_ones)));
+    let chunk_ones: Vec<Expr> = (0..k_n).map(|k| all_ones(name, bits, chunk(k).0, chunk(k).1)).collect();
+    f.assert(
+        &format!("p_{}_ones", label(name)),
+        &format!("{ones}: each flag is the AND of its six-bit chunk of {name}"),
+        // Checked in reset too: a multiclock proof may hold reset over steps without a clock
+        // edge, and the flags agree with the bits in every state reachable after the first edge.
+        Some(id(PAST_VALID)),
+        Expr::eq(id(&ones), concat_msb_first(chunk_ones)),
+    );
     let cur = if bits == 1 {
         id(name)
     } else if n == 1 {
@@ -92,9 +104,9 @@ fn label(name: &str) -> &str {
 pub fn sat_counter(items: &mut Vec<Item>, reset: &mut Vec<Stmt>, body: &mut Vec<Stmt>, name: &str, bits: u32, inc: Expr, doc: &str, style: ResetStyle) {
     items.push(Item::reg(name, bits, doc));
     reset.push(set_id(name, dec(bits, 0)));
-    let (next, _) = chunked_increment(items, reset, body, name, bits, 0, inc);
-    body.push(set_id(name, next));
     let mut f = Formal::clocked(style);
+    let (next, _) = chunked_increment(items, reset, body, &mut f, name, bits, 0, inc);
+    body.push(set_id(name, next));
     f.saturating(style, name, label(name), bits, dec(bits, all_ones_value(bits)));
     items.push(Item::Formal(f));
 }
@@ -117,22 +129,23 @@ pub fn sat_accumulator(items: &mut Vec<Item>, reset: &mut Vec<Stmt>, body: &mut 
     reset.push(set_id(name, dec(bits, 0)));
     let mut f = Formal::clocked(style);
     f.never_decreases(style, name, label(name), bits);
-    items.push(Item::Formal(f));
     if bits <= nw {
         let sw = nw + 1;
         let sum = format!("{name}_sum");
         wire(items, &sum, sw, "the sum, one bit wider", add(zext(id(name), bits, sw), zext(n, nw, sw)));
         let over = Expr::red(UnOp::RedOr, Expr::slice(&sum, sw - 1, bits));
         body.push(set_id(name, mux(over, max, Expr::slice(&sum, bits - 1, 0))));
+        items.push(Item::Formal(f));
         return;
     }
     let lo = format!("{name}_lo");
     let low = if nw == 1 { Expr::bit(name, 0) } else { Expr::slice(name, nw - 1, 0) };
     wire(items, &lo, nw + 1, "low bits plus the addend, with the carry out", add(zext(low, nw, nw + 1), zext(n, nw, nw + 1)));
     let carry = Expr::bit(&lo, nw);
-    let (hi_next, hi_full) = chunked_increment(items, reset, body, name, bits, nw, carry.clone());
+    let (hi_next, hi_full) = chunked_increment(items, reset, body, &mut f, name, bits, nw, carry.clone());
     let lo_next = if nw == 1 { Expr::bit(&lo, 0) } else { Expr::slice(&lo, nw - 1, 0) };
     body.push(set_id(name, mux(Expr::and(carry, hi_full), max, Expr::Concat(vec![hi_next, lo_next]))));
+    items.push(Item::Formal(f));
 }
 
 #[cfg(test)]

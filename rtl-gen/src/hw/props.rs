@@ -199,7 +199,7 @@ impl Formal {
         let was = self.past(&format!("f_{label}_was"), width, id(name), &format!("{name} one cycle ago"));
         let prev = self.prev_run(reset);
         let step = and(eq(id(name), add(was.clone(), dec(width, 1))), ne(was.clone(), max));
-        self.assert(&format!("p_{label}_sat"), &format!("{name} holds or counts up by one, never past its saturation value"), Some(and(running(reset), prev)), or(eq(id(name), was), step));
+        self.assert(&format!("p_{label}_sat"), &format!("{name} holds or counts up by one, never past its saturation value"), Some(and(settled(reset), prev)), or(eq(id(name), was), step));
     }
 
     /// A value that never decreases (a saturating accumulator: it adds, and holds at its
@@ -207,7 +207,7 @@ impl Formal {
     pub fn never_decreases(&mut self, reset: ResetStyle, name: &str, label: &str, width: u32) {
         let was = self.past(&format!("f_{label}_was"), width, id(name), &format!("{name} one cycle ago"));
         let prev = self.prev_run(reset);
-        self.assert(&format!("p_{label}_sat"), &format!("{name} never decreases: it saturates, never wraps"), Some(and(running(reset), prev)), ge(id(name), was));
+        self.assert(&format!("p_{label}_sat"), &format!("{name} never decreases: it saturates, never wraps"), Some(and(settled(reset), prev)), ge(id(name), was));
     }
 
     /// A block that only names the instances a clocked proof leaves free ([`Formal::free_instances`]),
@@ -365,6 +365,18 @@ pub fn in_reset(reset: ResetStyle) -> Expr {
 /// A cycle of a running design: after the first cycle of the trace, out of reset.
 pub fn running(reset: ResetStyle) -> Expr {
     and(id(PAST_VALID), out_of_reset(reset))
+}
+
+/// The cycles a register's step since the last edge can be checked in: after the first cycle
+/// of the trace, and out of an asynchronous reset (which clears the register at once). A
+/// synchronous reset changes nothing until the next edge, so its cycles are checked too: a
+/// multiclock proof may hold reset over steps without a clock edge, and a property skipped
+/// there would let an induction start from a state no reset edge reached.
+pub fn settled(reset: ResetStyle) -> Expr {
+    match reset {
+        ResetStyle::SyncHigh => id(PAST_VALID),
+        ResetStyle::AsyncLow => running(reset),
+    }
 }
 
 /// The design's reset released.

@@ -134,7 +134,11 @@ fn the_rxl_switch_ingress_delivers_or_drops_every_flit_and_a_delivered_uncorrect
     let tree = generate(dir.path(), "sw.toml", RXL_SW, "out_sw", "fsw");
     let (code, t) = bmc(dir.path(), &tree, "fsw_sw_link_rx", RXL_SW_DEPTH, "work");
     assert_eq!(code, Some(0), "{t}");
-    assert!(row(&t, "fsw_sw_link_rx").contains(&format!("| 7 | smtbmc-yices | bounded to depth {RXL_SW_DEPTH} (BMC")), "{t}");
+    assert!(row(&t, "fsw_sw_link_rx").contains(&format!("| 8 | smtbmc-yices | bounded to depth {RXL_SW_DEPTH} (BMC")), "{t}");
+    // With the bounds on its parts the conservation is inductive: proven, not only bounded.
+    let out = rtl_gen(&["formal", tree.to_str().expect("utf-8"), "--module", "fsw_sw_link_rx", "--depth", "1", "--engine", "smtbmc-yices", "--work", "work_induction"], dir.path());
+    let t = text(&out);
+    assert!(out.status.success() && row(&t, "fsw_sw_link_rx").contains("| 8 | smtbmc-yices | proven | 1 |"), "{t}");
     let mutant = mutate(&tree, dir.path(), "fsw_sw_link_rx", RXL_SW_DROP, RXL_SW_DROP_MUTANT);
     let (code, t) = bmc(dir.path(), &mutant, "fsw_sw_link_rx", RXL_SW_DEPTH, "work_mutant");
     assert_eq!(code, Some(1), "{t}");

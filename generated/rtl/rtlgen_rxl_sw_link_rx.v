@@ -266,6 +266,10 @@ module rtlgen_rxl_sw_link_rx (
         if (f_past_valid & (!rst) & (cnt_flits != 32'hffffffff)) begin
             p_flits_conserved: assert (cnt_flits == (f_delivered + {31'd0, out_valid} + cnt_dropped));
         end
+        // until cnt_flits saturates: flits delivered (this cycle's included) and flits dropped are each at most flits received
+        if (f_past_valid & (!rst) & (cnt_flits != 32'hffffffff)) begin
+            p_flits_parts: assert ((({1'd0, f_delivered} + {32'd0, out_valid}) <= {1'd0, cnt_flits}) & (cnt_dropped <= cnt_flits));
+        end
     end
 `endif
 

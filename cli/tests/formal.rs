@@ -427,10 +427,7 @@ fc_off_frames = 1
 #[test]
 fn the_rifl_flow_control_buffer_is_proven_and_a_head_overwrite_is_caught() {
     let dir = tempfile::tempdir().expect("temp dir");
-    std::fs::write(dir.path().join("rifl.toml"), RIFL).expect("write design");
-    let out = rtl_gen(&["generate", "rifl.toml", "--out", "out_rifl"], dir.path());
-    assert!(out.status.success(), "{}", text(&out));
-    let tree = dir.path().join("out_rifl/frifl");
+    let tree = generate(dir.path(), "rifl.toml", RIFL, "out_rifl", "frifl");
     let out = rtl_gen(&["formal", tree.to_str().expect("utf-8"), "--module", "frifl_rl_fifo", "--module", "frifl_rl6_fifo", "--depth", INDUCTION_DEPTH, "--engine", "smtbmc-yices", "--work", "work", "-j", "1"], dir.path());
     let t = text(&out);
     assert!(out.status.success(), "{t}");
@@ -452,10 +449,7 @@ const RIFL_ONES_RESET: (&str, &str) = ("frame_errors_q_ones <= 5'd0;", "frame_er
 #[test]
 fn rifl_node_status_counters_are_proven_and_a_lying_chunk_flag_is_caught() {
     let dir = tempfile::tempdir().expect("temp dir");
-    std::fs::write(dir.path().join("rifl.toml"), RIFL).expect("write design");
-    let out = rtl_gen(&["generate", "rifl.toml", "--out", "out_rifl"], dir.path());
-    assert!(out.status.success(), "{}", text(&out));
-    let tree = dir.path().join("out_rifl/frifl");
+    let tree = generate(dir.path(), "rifl.toml", RIFL, "out_rifl", "frifl");
     let out = rtl_gen(&["formal", tree.to_str().expect("utf-8"), "--module", "frifl_rl", "--depth", INDUCTION_DEPTH, "--engine", "smtbmc-yices", "--work", "work", "-j", "1"], dir.path());
     let t = text(&out);
     assert!(out.status.success(), "{t}");

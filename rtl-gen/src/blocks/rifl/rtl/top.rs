@@ -1,6 +1,6 @@
-//! `<p>`: the RIFL node top (see `model::node`): TX gearbox, segmenting and lock-step
-//! dispatch over the lanes, per lane TX/RX/flow-control buffer, RX group assembly, RX gearbox,
-//! status.
+//! `<p>`: the RIFL node top (see `model::node`): TX gearbox, segmenting and dispatch over the
+//! lanes (with more than one lane through a skid buffer per lane), per lane TX/RX/flow-control
+//! buffer, RX group assembly, RX gearbox, status.
 
 use crate::hw::build::*;
 use crate::hw::count::sat_accumulator;

@@ -47,8 +47,7 @@
 //   zero-initialised CRC, so the code protects the F-1 contiguous bits {syn[1], meta, payload,
 //   vcode}.
 //   Channel bonding: the TX gearbox cuts the user stream into groups of lanes x S bytes that
-//   never span two packets; a group leaves in one frame slot, payload j on lane j, only when
-//   every lane takes user data in that slot (lock step). Empty upper lanes of a packet's last
+//   never span two packets; payload j goes out on lane j. Empty upper lanes of a packet's last
 //   group send fillers, which receivers do not buffer. At the receiver each lane's
 //   flow-control buffer absorbs the lane skew; a group is lanes 0..j with heads, lane j ending
 //   the packet or being the last lane, and the next packet starts at lane 0 again.
@@ -102,9 +101,9 @@ module rtlgen_rifl (
     wire [239:0] txg_data;
     wire [29:0] txg_keep;
     wire txg_last;
-    wire seg_ready;
-    wire lanes_take;
-    wire go;
+    wire seg_ready; // lane j's slot would carry user data
+    wire lane_take; // lane j takes user data in this slot
+    wire go; // lane j is handed its offered segment at this edge (it takes it when its seg_ready holds, which the lane checks itself)
     wire txs_in_ready; // registered: empty skid register
     rtlgen_rifl_txgear u_txgear (
         .clk       (clk),
@@ -137,15 +136,15 @@ module rtlgen_rifl (
     wire [241:0] seg_raw_0; // {payload with the format code, meta}
     assign seg_raw_0 = {txg_data[239:232] | ({3'd0, seg_cnt_0} & {8{seg_end_0 & (~seg_keep_0[29])}}), txg_data[231:0], seg_meta_0};
 
-    // Lock-step dispatch: a group leaves only when every lane takes user data in this slot. The segmented group waits in a skid buffer, so the lanes' all-ready AND reaches neither the TX gearbox (its ready is a register) nor the segmenting (the lanes take a registered group).
-    assign lanes_take = tx_ready & (&seg_ready);
+    // Dispatch: the segmented group waits in a skid buffer, so the lane's ready reaches neither the TX gearbox (its ready is a register) nor the segmenting (the lane takes a registered group).
+    assign lane_take = seg_ready & tx_ready;
     reg txs_valid; // the output register holds a beat
     reg [241:0] txs_data; // the beat presented to the consumer
     reg txs_sk_valid; // the skid register holds a beat (the consumer stalled while one came in)
     reg [241:0] txs_sk_data; // the beat taken while the output register was stalled
     assign txs_in_ready = ~txs_sk_valid;
     wire txs_free; // the output register is empty or handed over at this edge
-    assign txs_free = (~txs_valid) | lanes_take;
+    assign txs_free = (~txs_valid) | lane_take;
     always @(posedge clk) begin
         if (rst) begin
             txs_valid <= 1'd0;
@@ -166,7 +165,6 @@ module rtlgen_rifl (
             txs_sk_data <= seg_raw_0;
         end
     end
-    assign go = lanes_take & txs_valid;
 
     // Lane 0: transmitter, receiver, flow-control buffer.
     wire [2:0] tx_state_0;
@@ -197,7 +195,7 @@ module rtlgen_rifl (
         .fc_high       (fc_high_0),
         .fc_low        (fc_low_0),
         .seg_take      (go),
-        .seg_raw       (txs_data[241:0]),
+        .seg_raw       (txs_data),
         .seg_ready     (seg_ready),
         .state         (tx_state_0),
         .retrans_start (retrans_start_0),
@@ -229,6 +227,7 @@ module rtlgen_rifl (
         .high       (fc_high_0),
         .low        (fc_low_0)
     );
+    assign go = tx_ready & (~rfc_0) & txs_valid;
 
     // RX: a group is lanes 0..j with a head each, lane j ending the packet or being the last lane; the next packet starts at lane 0.
     wire [29:0] grp_keep_0; // valid payload bytes of lane j in the group

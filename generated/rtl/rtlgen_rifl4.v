@@ -47,17 +47,23 @@
 //   zero-initialised CRC, so the code protects the F-1 contiguous bits {syn[1], meta, payload,
 //   vcode}.
 //   Channel bonding: the TX gearbox cuts the user stream into groups of lanes x S bytes that
-//   never span two packets; a group leaves in one frame slot, payload j on lane j, only when
-//   every lane takes user data in that slot (lock step). Empty upper lanes of a packet's last
+//   never span two packets; payload j goes out on lane j. Empty upper lanes of a packet's last
 //   group send fillers, which receivers do not buffer. At the receiver each lane's
 //   flow-control buffer absorbs the lane skew; a group is lanes 0..j with heads, lane j ending
 //   the packet or being the last lane, and the next packet starts at lane 0 again.
+//   Dispatch with more than one lane: each lane has a skid buffer of its own on the TX side
+//   (the group's skid buffer hands a group to all of them at once when each has room) and on
+//   the RX side (between its flow-control buffer, which pops on the skid buffer's registered
+//   ready, and the group assembly, which reads registered heads), so no register sees an AND
+//   over the lanes' slot state. Each lane takes its segment in its own next slot that carries
+//   user data: when no lane stalls, a group leaves in one slot on every lane; a lane held by
+//   recovery or flow control lets the others run up to two groups ahead, which the receivers'
+//   flow-control buffers absorb like any lane skew.
 //   Latency (no errors, tx_ready high, lanes idle): an s_axis beat accepted at one edge is in
-//   tx_frame three edges later (TX gearbox, the TX skid buffer's register, the lane's two
-//   stages); from the first s_axis beat of a packet to its first m_axis beat through a
-//   zero-delay cable is 12 cycles (110 ns at the 109.4 MHz frame clock of 256-bit frames at 28
-//   Gb/s), plus the cable. The two skid buffers (TX and RX glue) add one cycle each and keep
-//   one group per cycle.
+//   tx_frame four edges later (TX gearbox, the TX skid buffer's register, the lane's skid
+//   buffer, the lane's two stages); from the first s_axis beat of a packet to its first m_axis
+//   beat through a zero-delay cable is 14 cycles, plus the cable. The four skid buffers on the
+//   path (group and lane, TX and RX) add one cycle each and keep one group per cycle.
 //   Status counters are 32-bit and saturate at 2^32-1; each counts a lane event one edge after
 //   the event (the events are registered first): frame_errors counts frames failing
 //   verification while the lane was in sync and in step (a detected error that starts a
@@ -102,9 +108,9 @@ module rtlgen_rifl4 (
     wire [959:0] txg_data;
     wire [119:0] txg_keep;
     wire txg_last;
-    wire [3:0] seg_ready;
-    wire lanes_take;
-    wire go;
+    wire [3:0] seg_ready; // lane j's slot would carry user data
+    wire [3:0] lane_take; // lane j takes user data in this slot
+    wire [3:0] go; // lane j is handed its offered segment at this edge (it takes it when its seg_ready holds, which the lane checks itself)
     wire txs_in_ready; // registered: empty skid register
     rtlgen_rifl4_txgear u_txgear (
         .clk       (clk),
@@ -179,15 +185,16 @@ module rtlgen_rifl4 (
     wire [241:0] seg_raw_3; // {payload with the format code, meta}
     assign seg_raw_3 = {txg_data[959:952] | ({3'd0, seg_cnt_3} & {8{seg_end_3 & (~seg_keep_3[29])}}), txg_data[951:720], seg_meta_3};
 
-    // Lock-step dispatch: a group leaves only when every lane takes user data in this slot. The segmented group waits in a skid buffer, so the lanes' all-ready AND reaches neither the TX gearbox (its ready is a register) nor the segmenting (the lanes take a registered group).
-    assign lanes_take = tx_ready & (&seg_ready);
+    // Dispatch: the segmented group waits in a skid buffer (the TX gearbox sees its registered ready), which hands it to the lanes' own skid buffers when each has room (their registered readies); each lane takes its segment in its own next slot that carries user data. No register sees an AND over the lanes' slot state: when no lane stalls a group still leaves in one slot, a stalled lane lets the others run up to two groups ahead (the receivers' flow-control buffers absorb it).
+    assign lane_take = seg_ready & {4{tx_ready}};
+    wire lanes_room; // every lane's skid buffer has room (registered readies)
     reg txs_valid; // the output register holds a beat
     reg [967:0] txs_data; // the beat presented to the consumer
     reg txs_sk_valid; // the skid register holds a beat (the consumer stalled while one came in)
     reg [967:0] txs_sk_data; // the beat taken while the output register was stalled
     assign txs_in_ready = ~txs_sk_valid;
     wire txs_free; // the output register is empty or handed over at this edge
-    assign txs_free = (~txs_valid) | lanes_take;
+    assign txs_free = (~txs_valid) | lanes_room;
     always @(posedge clk) begin
         if (rst) begin
             txs_valid <= 1'd0;
@@ -208,7 +215,119 @@ module rtlgen_rifl4 (
             txs_sk_data <= {seg_raw_3, seg_raw_2, seg_raw_1, seg_raw_0};
         end
     end
-    assign go = lanes_take & txs_valid;
+    reg ltx_0_valid; // the output register holds a beat
+    reg [241:0] ltx_0_data; // the beat presented to the consumer
+    reg ltx_0_sk_valid; // the skid register holds a beat (the consumer stalled while one came in)
+    reg [241:0] ltx_0_sk_data; // the beat taken while the output register was stalled
+    wire ltx_0_in_ready; // registered: empty skid register
+    assign ltx_0_in_ready = ~ltx_0_sk_valid;
+    wire ltx_0_free; // the output register is empty or handed over at this edge
+    assign ltx_0_free = (~ltx_0_valid) | lane_take[0];
+    always @(posedge clk) begin
+        if (rst) begin
+            ltx_0_valid <= 1'd0;
+            ltx_0_sk_valid <= 1'd0;
+        end else begin
+            if (ltx_0_free) begin
+                ltx_0_valid <= ltx_0_sk_valid | (txs_valid & lanes_room);
+                ltx_0_sk_valid <= 1'd0;
+            end else if (txs_valid & lanes_room & ltx_0_in_ready) begin
+                ltx_0_sk_valid <= 1'd1;
+            end
+        end
+    end
+    always @(posedge clk) begin
+        if (ltx_0_free) begin
+            ltx_0_data <= ltx_0_sk_valid ? ltx_0_sk_data : txs_data[241:0];
+        end else if (ltx_0_in_ready) begin
+            ltx_0_sk_data <= txs_data[241:0];
+        end
+    end
+    reg ltx_1_valid; // the output register holds a beat
+    reg [241:0] ltx_1_data; // the beat presented to the consumer
+    reg ltx_1_sk_valid; // the skid register holds a beat (the consumer stalled while one came in)
+    reg [241:0] ltx_1_sk_data; // the beat taken while the output register was stalled
+    wire ltx_1_in_ready; // registered: empty skid register
+    assign ltx_1_in_ready = ~ltx_1_sk_valid;
+    wire ltx_1_free; // the output register is empty or handed over at this edge
+    assign ltx_1_free = (~ltx_1_valid) | lane_take[1];
+    always @(posedge clk) begin
+        if (rst) begin
+            ltx_1_valid <= 1'd0;
+            ltx_1_sk_valid <= 1'd0;
+        end else begin
+            if (ltx_1_free) begin
+                ltx_1_valid <= ltx_1_sk_valid | (txs_valid & lanes_room);
+                ltx_1_sk_valid <= 1'd0;
+            end else if (txs_valid & lanes_room & ltx_1_in_ready) begin
+                ltx_1_sk_valid <= 1'd1;
+            end
+        end
+    end
+    always @(posedge clk) begin
+        if (ltx_1_free) begin
+            ltx_1_data <= ltx_1_sk_valid ? ltx_1_sk_data : txs_data[483:242];
+        end else if (ltx_1_in_ready) begin
+            ltx_1_sk_data <= txs_data[483:242];
+        end
+    end
+    reg ltx_2_valid; // the output register holds a beat
+    reg [241:0] ltx_2_data; // the beat presented to the consumer
+    reg ltx_2_sk_valid; // the skid register holds a beat (the consumer stalled while one came in)
+    reg [241:0] ltx_2_sk_data; // the beat taken while the output register was stalled
+    wire ltx_2_in_ready; // registered: empty skid register
+    assign ltx_2_in_ready = ~ltx_2_sk_valid;
+    wire ltx_2_free; // the output register is empty or handed over at this edge
+    assign ltx_2_free = (~ltx_2_valid) | lane_take[2];
+    always @(posedge clk) begin
+        if (rst) begin
+            ltx_2_valid <= 1'd0;
+            ltx_2_sk_valid <= 1'd0;
+        end else begin
+            if (ltx_2_free) begin
+                ltx_2_valid <= ltx_2_sk_valid | (txs_valid & lanes_room);
+                ltx_2_sk_valid <= 1'd0;
+            end else if (txs_valid & lanes_room & ltx_2_in_ready) begin
+                ltx_2_sk_valid <= 1'd1;
+            end
+        end
+    end
+    always @(posedge clk) begin
+        if (ltx_2_free) begin
+            ltx_2_data <= ltx_2_sk_valid ? ltx_2_sk_data : txs_data[725:484];
+        end else if (ltx_2_in_ready) begin
+            ltx_2_sk_data <= txs_data[725:484];
+        end
+    end
+    reg ltx_3_valid; // the output register holds a beat
+    reg [241:0] ltx_3_data; // the beat presented to the consumer
+    reg ltx_3_sk_valid; // the skid register holds a beat (the consumer stalled while one came in)
+    reg [241:0] ltx_3_sk_data; // the beat taken while the output register was stalled
+    wire ltx_3_in_ready; // registered: empty skid register
+    assign ltx_3_in_ready = ~ltx_3_sk_valid;
+    wire ltx_3_free; // the output register is empty or handed over at this edge
+    assign ltx_3_free = (~ltx_3_valid) | lane_take[3];
+    always @(posedge clk) begin
+        if (rst) begin
+            ltx_3_valid <= 1'd0;
+            ltx_3_sk_valid <= 1'd0;
+        end else begin
+            if (ltx_3_free) begin
+                ltx_3_valid <= ltx_3_sk_valid | (txs_valid & lanes_room);
+                ltx_3_sk_valid <= 1'd0;
+            end else if (txs_valid & lanes_room & ltx_3_in_ready) begin
+                ltx_3_sk_valid <= 1'd1;
+            end
+        end
+    end
+    always @(posedge clk) begin
+        if (ltx_3_free) begin
+            ltx_3_data <= ltx_3_sk_valid ? ltx_3_sk_data : txs_data[967:726];
+        end else if (ltx_3_in_ready) begin
+            ltx_3_sk_data <= txs_data[967:726];
+        end
+    end
+    assign lanes_room = ltx_0_in_ready & ltx_1_in_ready & ltx_2_in_ready & ltx_3_in_ready;
 
     // Lane 0: transmitter, receiver, flow-control buffer.
     wire [2:0] tx_state_0;
@@ -238,8 +357,8 @@ module rtlgen_rifl4 (
         .remote_fc     (rfc_0),
         .fc_high       (fc_high_0),
         .fc_low        (fc_low_0),
-        .seg_take      (go),
-        .seg_raw       (txs_data[241:0]),
+        .seg_take      (go[0]),
+        .seg_raw       (ltx_0_data),
         .seg_ready     (seg_ready[0]),
         .state         (tx_state_0),
         .retrans_start (retrans_start_0),
@@ -260,12 +379,40 @@ module rtlgen_rifl4 (
         .remote_fc   (rfc_0),
         .err_pulse   (errp_0)
     );
+    reg lrx_0_valid; // the output register holds a beat
+    reg [241:0] lrx_0_data; // the beat presented to the consumer
+    reg lrx_0_sk_valid; // the skid register holds a beat (the consumer stalled while one came in)
+    reg [241:0] lrx_0_sk_data; // the beat taken while the output register was stalled
+    wire lrx_0_in_ready; // registered: empty skid register
+    assign lrx_0_in_ready = ~lrx_0_sk_valid;
+    wire lrx_0_free; // the output register is empty or handed over at this edge
+    assign lrx_0_free = (~lrx_0_valid) | pop_0;
+    always @(posedge clk) begin
+        if (rst) begin
+            lrx_0_valid <= 1'd0;
+            lrx_0_sk_valid <= 1'd0;
+        end else begin
+            if (lrx_0_free) begin
+                lrx_0_valid <= lrx_0_sk_valid | head_valid_0;
+                lrx_0_sk_valid <= 1'd0;
+            end else if (head_valid_0 & lrx_0_in_ready) begin
+                lrx_0_sk_valid <= 1'd1;
+            end
+        end
+    end
+    always @(posedge clk) begin
+        if (lrx_0_free) begin
+            lrx_0_data <= lrx_0_sk_valid ? lrx_0_sk_data : head_0;
+        end else if (lrx_0_in_ready) begin
+            lrx_0_sk_data <= head_0;
+        end
+    end
     rtlgen_rifl_fifo u_fifo0 (
         .clk        (clk),
         .rst        (rst),
         .push       (rx_out_valid_0),
         .din        (rx_out_raw_0),
-        .pop        (pop_0),
+        .pop        (lrx_0_in_ready),
         .dout       (head_0),
         .dout_valid (head_valid_0),
         .high       (fc_high_0),
@@ -300,8 +447,8 @@ module rtlgen_rifl4 (
         .remote_fc     (rfc_1),
         .fc_high       (fc_high_1),
         .fc_low        (fc_low_1),
-        .seg_take      (go),
-        .seg_raw       (txs_data[483:242]),
+        .seg_take      (go[1]),
+        .seg_raw       (ltx_1_data),
         .seg_ready     (seg_ready[1]),
         .state         (tx_state_1),
         .retrans_start (retrans_start_1),
@@ -322,12 +469,40 @@ module rtlgen_rifl4 (
         .remote_fc   (rfc_1),
         .err_pulse   (errp_1)
     );
+    reg lrx_1_valid; // the output register holds a beat
+    reg [241:0] lrx_1_data; // the beat presented to the consumer
+    reg lrx_1_sk_valid; // the skid register holds a beat (the consumer stalled while one came in)
+    reg [241:0] lrx_1_sk_data; // the beat taken while the output register was stalled
+    wire lrx_1_in_ready; // registered: empty skid register
+    assign lrx_1_in_ready = ~lrx_1_sk_valid;
+    wire lrx_1_free; // the output register is empty or handed over at this edge
+    assign lrx_1_free = (~lrx_1_valid) | pop_1;
+    always @(posedge clk) begin
+        if (rst) begin
+            lrx_1_valid <= 1'd0;
+            lrx_1_sk_valid <= 1'd0;
+        end else begin
+            if (lrx_1_free) begin
+                lrx_1_valid <= lrx_1_sk_valid | head_valid_1;
+                lrx_1_sk_valid <= 1'd0;
+            end else if (head_valid_1 & lrx_1_in_ready) begin
+                lrx_1_sk_valid <= 1'd1;
+            end
+        end
+    end
+    always @(posedge clk) begin
+        if (lrx_1_free) begin
+            lrx_1_data <= lrx_1_sk_valid ? lrx_1_sk_data : head_1;
+        end else if (lrx_1_in_ready) begin
+            lrx_1_sk_data <= head_1;
+        end
+    end
     rtlgen_rifl_fifo u_fifo1 (
         .clk        (clk),
         .rst        (rst),
         .push       (rx_out_valid_1),
         .din        (rx_out_raw_1),
-        .pop        (pop_1),
+        .pop        (lrx_1_in_ready),
         .dout       (head_1),
         .dout_valid (head_valid_1),
         .high       (fc_high_1),
@@ -362,8 +537,8 @@ module rtlgen_rifl4 (
         .remote_fc     (rfc_2),
         .fc_high       (fc_high_2),
         .fc_low        (fc_low_2),
-        .seg_take      (go),
-        .seg_raw       (txs_data[725:484]),
+        .seg_take      (go[2]),
+        .seg_raw       (ltx_2_data),
         .seg_ready     (seg_ready[2]),
         .state         (tx_state_2),
         .retrans_start (retrans_start_2),
@@ -384,12 +559,40 @@ module rtlgen_rifl4 (
         .remote_fc   (rfc_2),
         .err_pulse   (errp_2)
     );
+    reg lrx_2_valid; // the output register holds a beat
+    reg [241:0] lrx_2_data; // the beat presented to the consumer
+    reg lrx_2_sk_valid; // the skid register holds a beat (the consumer stalled while one came in)
+    reg [241:0] lrx_2_sk_data; // the beat taken while the output register was stalled
+    wire lrx_2_in_ready; // registered: empty skid register
+    assign lrx_2_in_ready = ~lrx_2_sk_valid;
+    wire lrx_2_free; // the output register is empty or handed over at this edge
+    assign lrx_2_free = (~lrx_2_valid) | pop_2;
+    always @(posedge clk) begin
+        if (rst) begin
+            lrx_2_valid <= 1'd0;
+            lrx_2_sk_valid <= 1'd0;
+        end else begin
+            if (lrx_2_free) begin
+                lrx_2_valid <= lrx_2_sk_valid | head_valid_2;
+                lrx_2_sk_valid <= 1'd0;
+            end else if (head_valid_2 & lrx_2_in_ready) begin
+                lrx_2_sk_valid <= 1'd1;
+            end
+        end
+    end
+    always @(posedge clk) begin
+        if (lrx_2_free) begin
+            lrx_2_data <= lrx_2_sk_valid ? lrx_2_sk_data : head_2;
+        end else if (lrx_2_in_ready) begin
+            lrx_2_sk_data <= head_2;
+        end
+    end
     rtlgen_rifl_fifo u_fifo2 (
         .clk        (clk),
         .rst        (rst),
         .push       (rx_out_valid_2),
         .din        (rx_out_raw_2),
-        .pop        (pop_2),
+        .pop        (lrx_2_in_ready),
         .dout       (head_2),
         .dout_valid (head_valid_2),
         .high       (fc_high_2),
@@ -424,8 +627,8 @@ module rtlgen_rifl4 (
         .remote_fc     (rfc_3),
         .fc_high       (fc_high_3),
         .fc_low        (fc_low_3),
-        .seg_take      (go),
-        .seg_raw       (txs_data[967:726]),
+        .seg_take      (go[3]),
+        .seg_raw       (ltx_3_data),
         .seg_ready     (seg_ready[3]),
         .state         (tx_state_3),
         .retrans_start (retrans_start_3),
@@ -446,172 +649,203 @@ module rtlgen_rifl4 (
         .remote_fc   (rfc_3),
         .err_pulse   (errp_3)
     );
+    reg lrx_3_valid; // the output register holds a beat
+    reg [241:0] lrx_3_data; // the beat presented to the consumer
+    reg lrx_3_sk_valid; // the skid register holds a beat (the consumer stalled while one came in)
+    reg [241:0] lrx_3_sk_data; // the beat taken while the output register was stalled
+    wire lrx_3_in_ready; // registered: empty skid register
+    assign lrx_3_in_ready = ~lrx_3_sk_valid;
+    wire lrx_3_free; // the output register is empty or handed over at this edge
+    assign lrx_3_free = (~lrx_3_valid) | pop_3;
+    always @(posedge clk) begin
+        if (rst) begin
+            lrx_3_valid <= 1'd0;
+            lrx_3_sk_valid <= 1'd0;
+        end else begin
+            if (lrx_3_free) begin
+                lrx_3_valid <= lrx_3_sk_valid | head_valid_3;
+                lrx_3_sk_valid <= 1'd0;
+            end else if (head_valid_3 & lrx_3_in_ready) begin
+                lrx_3_sk_valid <= 1'd1;
+            end
+        end
+    end
+    always @(posedge clk) begin
+        if (lrx_3_free) begin
+            lrx_3_data <= lrx_3_sk_valid ? lrx_3_sk_data : head_3;
+        end else if (lrx_3_in_ready) begin
+            lrx_3_sk_data <= head_3;
+        end
+    end
     rtlgen_rifl_fifo u_fifo3 (
         .clk        (clk),
         .rst        (rst),
         .push       (rx_out_valid_3),
         .din        (rx_out_raw_3),
-        .pop        (pop_3),
+        .pop        (lrx_3_in_ready),
         .dout       (head_3),
         .dout_valid (head_valid_3),
         .high       (fc_high_3),
         .low        (fc_low_3)
     );
+    assign go = {
+        tx_ready & (~rfc_3) & ltx_3_valid, tx_ready & (~rfc_2) & ltx_2_valid, tx_ready & (~rfc_1) & ltx_1_valid, tx_ready & (~rfc_0) & ltx_0_valid
+    };
 
     // RX: a group is lanes 0..j with a head each, lane j ending the packet or being the last lane; the next packet starts at lane 0.
     wire pre_1; // lanes 0..j have heads that do not end a packet
-    assign pre_1 = head_valid_0 & (~head_0[1]);
+    assign pre_1 = lrx_0_valid & (~lrx_0_data[1]);
     wire grp_end_0; // the group ends at lane j
-    assign grp_end_0 = head_valid_0 & head_0[1];
+    assign grp_end_0 = lrx_0_valid & lrx_0_data[1];
     wire [29:0] grp_keep_0; // valid payload bytes of lane j in the group
-    assign grp_keep_0[0] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd0 < head_0[241:234]));
-    assign grp_keep_0[1] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd1 < head_0[241:234]));
-    assign grp_keep_0[2] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd2 < head_0[241:234]));
-    assign grp_keep_0[3] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd3 < head_0[241:234]));
-    assign grp_keep_0[4] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd4 < head_0[241:234]));
-    assign grp_keep_0[5] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd5 < head_0[241:234]));
-    assign grp_keep_0[6] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd6 < head_0[241:234]));
-    assign grp_keep_0[7] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd7 < head_0[241:234]));
-    assign grp_keep_0[8] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd8 < head_0[241:234]));
-    assign grp_keep_0[9] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd9 < head_0[241:234]));
-    assign grp_keep_0[10] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd10 < head_0[241:234]));
-    assign grp_keep_0[11] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd11 < head_0[241:234]));
-    assign grp_keep_0[12] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd12 < head_0[241:234]));
-    assign grp_keep_0[13] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd13 < head_0[241:234]));
-    assign grp_keep_0[14] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd14 < head_0[241:234]));
-    assign grp_keep_0[15] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd15 < head_0[241:234]));
-    assign grp_keep_0[16] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd16 < head_0[241:234]));
-    assign grp_keep_0[17] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd17 < head_0[241:234]));
-    assign grp_keep_0[18] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd18 < head_0[241:234]));
-    assign grp_keep_0[19] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd19 < head_0[241:234]));
-    assign grp_keep_0[20] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd20 < head_0[241:234]));
-    assign grp_keep_0[21] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd21 < head_0[241:234]));
-    assign grp_keep_0[22] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd22 < head_0[241:234]));
-    assign grp_keep_0[23] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd23 < head_0[241:234]));
-    assign grp_keep_0[24] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd24 < head_0[241:234]));
-    assign grp_keep_0[25] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd25 < head_0[241:234]));
-    assign grp_keep_0[26] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd26 < head_0[241:234]));
-    assign grp_keep_0[27] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd27 < head_0[241:234]));
-    assign grp_keep_0[28] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd28 < head_0[241:234]));
-    assign grp_keep_0[29] = head_valid_0 & ((~(head_0[1] & (~head_0[0]))) | (8'd29 < head_0[241:234]));
+    assign grp_keep_0[0] = lrx_0_valid & ((~(lrx_0_data[1] & (~lrx_0_data[0]))) | (8'd0 < lrx_0_data[241:234]));
+    assign grp_keep_0[1] = lrx_0_valid & ((~(lrx_0_data[1] & (~lrx_0_data[0]))) | (8'd1 < lrx_0_data[241:234]));
+    assign grp_keep_0[2] = lrx_0_valid & ((~(lrx_0_data[1] & (~lrx_0_data[0]))) | (8'd2 < lrx_0_data[241:234]));
+    assign grp_keep_0[3] = lrx_0_valid & ((~(lrx_0_data[1] & (~lrx_0_data[0]))) | (8'd3 < lrx_0_data[241:234]));
+    assign grp_keep_0[4] = lrx_0_valid & ((~(lrx_0_data[1] & (~lrx_0_data[0]))) | (8'd4 < lrx_0_data[241:234]));
+    assign grp_keep_0[5] = lrx_0_valid & ((~(lrx_0_data[1] & (~lrx_0_data[0]))) | (8'd5 < lrx_0_data[241:234]));
+    assign grp_keep_0[6] = lrx_0_valid & ((~(lrx_0_data[1] & (~lrx_0_data[0]))) | (8'd6 < lrx_0_data[241:234]));
+    assign grp_keep_0[7] = lrx_0_valid & ((~(lrx_0_data[1] & (~lrx_0_data[0]))) | (8'd7 < lrx_0_data[241:234]));
+    assign grp_keep_0[8] = lrx_0_valid & ((~(lrx_0_data[1] & (~lrx_0_data[0]))) | (8'd8 < lrx_0_data[241:234]));
+    assign grp_keep_0[9] = lrx_0_valid & ((~(lrx_0_data[1] & (~lrx_0_data[0]))) | (8'd9 < lrx_0_data[241:234]));
+    assign grp_keep_0[10] = lrx_0_valid & ((~(lrx_0_data[1] & (~lrx_0_data[0]))) | (8'd10 < lrx_0_data[241:234]));
+    assign grp_keep_0[11] = lrx_0_valid & ((~(lrx_0_data[1] & (~lrx_0_data[0]))) | (8'd11 < lrx_0_data[241:234]));
+    assign grp_keep_0[12] = lrx_0_valid & ((~(lrx_0_data[1] & (~lrx_0_data[0]))) | (8'd12 < lrx_0_data[241:234]));
+    assign grp_keep_0[13] = lrx_0_valid & ((~(lrx_0_data[1] & (~lrx_0_data[0]))) | (8'd13 < lrx_0_data[241:234]));
+    assign grp_keep_0[14] = lrx_0_valid & ((~(lrx_0_data[1] & (~lrx_0_data[0]))) | (8'd14 < lrx_0_data[241:234]));
+    assign grp_keep_0[15] = lrx_0_valid & ((~(lrx_0_data[1] & (~lrx_0_data[0]))) | (8'd15 < lrx_0_data[241:234]));
+    assign grp_keep_0[16] = lrx_0_valid & ((~(lrx_0_data[1] & (~lrx_0_data[0]))) | (8'd16 < lrx_0_data[241:234]));
+    assign grp_keep_0[17] = lrx_0_valid & ((~(lrx_0_data[1] & (~lrx_0_data[0]))) | (8'd17 < lrx_0_data[241:234]));
+    assign grp_keep_0[18] = lrx_0_valid & ((~(lrx_0_data[1] & (~lrx_0_data[0]))) | (8'd18 < lrx_0_data[241:234]));
+    assign grp_keep_0[19] = lrx_0_valid & ((~(lrx_0_data[1] & (~lrx_0_data[0]))) | (8'd19 < lrx_0_data[241:234]));
+    assign grp_keep_0[20] = lrx_0_valid & ((~(lrx_0_data[1] & (~lrx_0_data[0]))) | (8'd20 < lrx_0_data[241:234]));
+    assign grp_keep_0[21] = lrx_0_valid & ((~(lrx_0_data[1] & (~lrx_0_data[0]))) | (8'd21 < lrx_0_data[241:234]));
+    assign grp_keep_0[22] = lrx_0_valid & ((~(lrx_0_data[1] & (~lrx_0_data[0]))) | (8'd22 < lrx_0_data[241:234]));
+    assign grp_keep_0[23] = lrx_0_valid & ((~(lrx_0_data[1] & (~lrx_0_data[0]))) | (8'd23 < lrx_0_data[241:234]));
+    assign grp_keep_0[24] = lrx_0_valid & ((~(lrx_0_data[1] & (~lrx_0_data[0]))) | (8'd24 < lrx_0_data[241:234]));
+    assign grp_keep_0[25] = lrx_0_valid & ((~(lrx_0_data[1] & (~lrx_0_data[0]))) | (8'd25 < lrx_0_data[241:234]));
+    assign grp_keep_0[26] = lrx_0_valid & ((~(lrx_0_data[1] & (~lrx_0_data[0]))) | (8'd26 < lrx_0_data[241:234]));
+    assign grp_keep_0[27] = lrx_0_valid & ((~(lrx_0_data[1] & (~lrx_0_data[0]))) | (8'd27 < lrx_0_data[241:234]));
+    assign grp_keep_0[28] = lrx_0_valid & ((~(lrx_0_data[1] & (~lrx_0_data[0]))) | (8'd28 < lrx_0_data[241:234]));
+    assign grp_keep_0[29] = lrx_0_valid & ((~(lrx_0_data[1] & (~lrx_0_data[0]))) | (8'd29 < lrx_0_data[241:234]));
     wire in_grp_1; // lane j belongs to the group at the heads
-    assign in_grp_1 = pre_1 & head_valid_1;
+    assign in_grp_1 = pre_1 & lrx_1_valid;
     wire pre_2; // lanes 0..j have heads that do not end a packet
-    assign pre_2 = pre_1 & head_valid_1 & (~head_1[1]);
+    assign pre_2 = pre_1 & lrx_1_valid & (~lrx_1_data[1]);
     wire grp_end_1; // the group ends at lane j
-    assign grp_end_1 = pre_1 & head_valid_1 & head_1[1];
+    assign grp_end_1 = pre_1 & lrx_1_valid & lrx_1_data[1];
     wire [29:0] grp_keep_1; // valid payload bytes of lane j in the group
-    assign grp_keep_1[0] = in_grp_1 & ((~(head_1[1] & (~head_1[0]))) | (8'd0 < head_1[241:234]));
-    assign grp_keep_1[1] = in_grp_1 & ((~(head_1[1] & (~head_1[0]))) | (8'd1 < head_1[241:234]));
-    assign grp_keep_1[2] = in_grp_1 & ((~(head_1[1] & (~head_1[0]))) | (8'd2 < head_1[241:234]));
-    assign grp_keep_1[3] = in_grp_1 & ((~(head_1[1] & (~head_1[0]))) | (8'd3 < head_1[241:234]));
-    assign grp_keep_1[4] = in_grp_1 & ((~(head_1[1] & (~head_1[0]))) | (8'd4 < head_1[241:234]));
-    assign grp_keep_1[5] = in_grp_1 & ((~(head_1[1] & (~head_1[0]))) | (8'd5 < head_1[241:234]));
-    assign grp_keep_1[6] = in_grp_1 & ((~(head_1[1] & (~head_1[0]))) | (8'd6 < head_1[241:234]));
-    assign grp_keep_1[7] = in_grp_1 & ((~(head_1[1] & (~head_1[0]))) | (8'd7 < head_1[241:234]));
-    assign grp_keep_1[8] = in_grp_1 & ((~(head_1[1] & (~head_1[0]))) | (8'd8 < head_1[241:234]));
-    assign grp_keep_1[9] = in_grp_1 & ((~(head_1[1] & (~head_1[0]))) | (8'd9 < head_1[241:234]));
-    assign grp_keep_1[10] = in_grp_1 & ((~(head_1[1] & (~head_1[0]))) | (8'd10 < head_1[241:234]));
-    assign grp_keep_1[11] = in_grp_1 & ((~(head_1[1] & (~head_1[0]))) | (8'd11 < head_1[241:234]));
-    assign grp_keep_1[12] = in_grp_1 & ((~(head_1[1] & (~head_1[0]))) | (8'd12 < head_1[241:234]));
-    assign grp_keep_1[13] = in_grp_1 & ((~(head_1[1] & (~head_1[0]))) | (8'd13 < head_1[241:234]));
-    assign grp_keep_1[14] = in_grp_1 & ((~(head_1[1] & (~head_1[0]))) | (8'd14 < head_1[241:234]));
-    assign grp_keep_1[15] = in_grp_1 & ((~(head_1[1] & (~head_1[0]))) | (8'd15 < head_1[241:234]));
-    assign grp_keep_1[16] = in_grp_1 & ((~(head_1[1] & (~head_1[0]))) | (8'd16 < head_1[241:234]));
-    assign grp_keep_1[17] = in_grp_1 & ((~(head_1[1] & (~head_1[0]))) | (8'd17 < head_1[241:234]));
-    assign grp_keep_1[18] = in_grp_1 & ((~(head_1[1] & (~head_1[0]))) | (8'd18 < head_1[241:234]));
-    assign grp_keep_1[19] = in_grp_1 & ((~(head_1[1] & (~head_1[0]))) | (8'd19 < head_1[241:234]));
-    assign grp_keep_1[20] = in_grp_1 & ((~(head_1[1] & (~head_1[0]))) | (8'd20 < head_1[241:234]));
-    assign grp_keep_1[21] = in_grp_1 & ((~(head_1[1] & (~head_1[0]))) | (8'd21 < head_1[241:234]));
-    assign grp_keep_1[22] = in_grp_1 & ((~(head_1[1] & (~head_1[0]))) | (8'd22 < head_1[241:234]));
-    assign grp_keep_1[23] = in_grp_1 & ((~(head_1[1] & (~head_1[0]))) | (8'd23 < head_1[241:234]));
-    assign grp_keep_1[24] = in_grp_1 & ((~(head_1[1] & (~head_1[0]))) | (8'd24 < head_1[241:234]));
-    assign grp_keep_1[25] = in_grp_1 & ((~(head_1[1] & (~head_1[0]))) | (8'd25 < head_1[241:234]));
-    assign grp_keep_1[26] = in_grp_1 & ((~(head_1[1] & (~head_1[0]))) | (8'd26 < head_1[241:234]));
-    assign grp_keep_1[27] = in_grp_1 & ((~(head_1[1] & (~head_1[0]))) | (8'd27 < head_1[241:234]));
-    assign grp_keep_1[28] = in_grp_1 & ((~(head_1[1] & (~head_1[0]))) | (8'd28 < head_1[241:234]));
-    assign grp_keep_1[29] = in_grp_1 & ((~(head_1[1] & (~head_1[0]))) | (8'd29 < head_1[241:234]));
+    assign grp_keep_1[0] = in_grp_1 & ((~(lrx_1_data[1] & (~lrx_1_data[0]))) | (8'd0 < lrx_1_data[241:234]));
+    assign grp_keep_1[1] = in_grp_1 & ((~(lrx_1_data[1] & (~lrx_1_data[0]))) | (8'd1 < lrx_1_data[241:234]));
+    assign grp_keep_1[2] = in_grp_1 & ((~(lrx_1_data[1] & (~lrx_1_data[0]))) | (8'd2 < lrx_1_data[241:234]));
+    assign grp_keep_1[3] = in_grp_1 & ((~(lrx_1_data[1] & (~lrx_1_data[0]))) | (8'd3 < lrx_1_data[241:234]));
+    assign grp_keep_1[4] = in_grp_1 & ((~(lrx_1_data[1] & (~lrx_1_data[0]))) | (8'd4 < lrx_1_data[241:234]));
+    assign grp_keep_1[5] = in_grp_1 & ((~(lrx_1_data[1] & (~lrx_1_data[0]))) | (8'd5 < lrx_1_data[241:234]));
+    assign grp_keep_1[6] = in_grp_1 & ((~(lrx_1_data[1] & (~lrx_1_data[0]))) | (8'd6 < lrx_1_data[241:234]));
+    assign grp_keep_1[7] = in_grp_1 & ((~(lrx_1_data[1] & (~lrx_1_data[0]))) | (8'd7 < lrx_1_data[241:234]));
+    assign grp_keep_1[8] = in_grp_1 & ((~(lrx_1_data[1] & (~lrx_1_data[0]))) | (8'd8 < lrx_1_data[241:234]));
+    assign grp_keep_1[9] = in_grp_1 & ((~(lrx_1_data[1] & (~lrx_1_data[0]))) | (8'd9 < lrx_1_data[241:234]));
+    assign grp_keep_1[10] = in_grp_1 & ((~(lrx_1_data[1] & (~lrx_1_data[0]))) | (8'd10 < lrx_1_data[241:234]));
+    assign grp_keep_1[11] = in_grp_1 & ((~(lrx_1_data[1] & (~lrx_1_data[0]))) | (8'd11 < lrx_1_data[241:234]));
+    assign grp_keep_1[12] = in_grp_1 & ((~(lrx_1_data[1] & (~lrx_1_data[0]))) | (8'd12 < lrx_1_data[241:234]));
+    assign grp_keep_1[13] = in_grp_1 & ((~(lrx_1_data[1] & (~lrx_1_data[0]))) | (8'd13 < lrx_1_data[241:234]));
+    assign grp_keep_1[14] = in_grp_1 & ((~(lrx_1_data[1] & (~lrx_1_data[0]))) | (8'd14 < lrx_1_data[241:234]));
+    assign grp_keep_1[15] = in_grp_1 & ((~(lrx_1_data[1] & (~lrx_1_data[0]))) | (8'd15 < lrx_1_data[241:234]));
+    assign grp_keep_1[16] = in_grp_1 & ((~(lrx_1_data[1] & (~lrx_1_data[0]))) | (8'd16 < lrx_1_data[241:234]));
+    assign grp_keep_1[17] = in_grp_1 & ((~(lrx_1_data[1] & (~lrx_1_data[0]))) | (8'd17 < lrx_1_data[241:234]));
+    assign grp_keep_1[18] = in_grp_1 & ((~(lrx_1_data[1] & (~lrx_1_data[0]))) | (8'd18 < lrx_1_data[241:234]));
+    assign grp_keep_1[19] = in_grp_1 & ((~(lrx_1_data[1] & (~lrx_1_data[0]))) | (8'd19 < lrx_1_data[241:234]));
+    assign grp_keep_1[20] = in_grp_1 & ((~(lrx_1_data[1] & (~lrx_1_data[0]))) | (8'd20 < lrx_1_data[241:234]));
+    assign grp_keep_1[21] = in_grp_1 & ((~(lrx_1_data[1] & (~lrx_1_data[0]))) | (8'd21 < lrx_1_data[241:234]));
+    assign grp_keep_1[22] = in_grp_1 & ((~(lrx_1_data[1] & (~lrx_1_data[0]))) | (8'd22 < lrx_1_data[241:234]));
+    assign grp_keep_1[23] = in_grp_1 & ((~(lrx_1_data[1] & (~lrx_1_data[0]))) | (8'd23 < lrx_1_data[241:234]));
+    assign grp_keep_1[24] = in_grp_1 & ((~(lrx_1_data[1] & (~lrx_1_data[0]))) | (8'd24 < lrx_1_data[241:234]));
+    assign grp_keep_1[25] = in_grp_1 & ((~(lrx_1_data[1] & (~lrx_1_data[0]))) | (8'd25 < lrx_1_data[241:234]));
+    assign grp_keep_1[26] = in_grp_1 & ((~(lrx_1_data[1] & (~lrx_1_data[0]))) | (8'd26 < lrx_1_data[241:234]));
+    assign grp_keep_1[27] = in_grp_1 & ((~(lrx_1_data[1] & (~lrx_1_data[0]))) | (8'd27 < lrx_1_data[241:234]));
+    assign grp_keep_1[28] = in_grp_1 & ((~(lrx_1_data[1] & (~lrx_1_data[0]))) | (8'd28 < lrx_1_data[241:234]));
+    assign grp_keep_1[29] = in_grp_1 & ((~(lrx_1_data[1] & (~lrx_1_data[0]))) | (8'd29 < lrx_1_data[241:234]));
     wire in_grp_2; // lane j belongs to the group at the heads
-    assign in_grp_2 = pre_2 & head_valid_2;
+    assign in_grp_2 = pre_2 & lrx_2_valid;
     wire pre_3; // lanes 0..j have heads that do not end a packet
-    assign pre_3 = pre_2 & head_valid_2 & (~head_2[1]);
+    assign pre_3 = pre_2 & lrx_2_valid & (~lrx_2_data[1]);
     wire grp_end_2; // the group ends at lane j
-    assign grp_end_2 = pre_2 & head_valid_2 & head_2[1];
+    assign grp_end_2 = pre_2 & lrx_2_valid & lrx_2_data[1];
     wire [29:0] grp_keep_2; // valid payload bytes of lane j in the group
-    assign grp_keep_2[0] = in_grp_2 & ((~(head_2[1] & (~head_2[0]))) | (8'd0 < head_2[241:234]));
-    assign grp_keep_2[1] = in_grp_2 & ((~(head_2[1] & (~head_2[0]))) | (8'd1 < head_2[241:234]));
-    assign grp_keep_2[2] = in_grp_2 & ((~(head_2[1] & (~head_2[0]))) | (8'd2 < head_2[241:234]));
-    assign grp_keep_2[3] = in_grp_2 & ((~(head_2[1] & (~head_2[0]))) | (8'd3 < head_2[241:234]));
-    assign grp_keep_2[4] = in_grp_2 & ((~(head_2[1] & (~head_2[0]))) | (8'd4 < head_2[241:234]));
-    assign grp_keep_2[5] = in_grp_2 & ((~(head_2[1] & (~head_2[0]))) | (8'd5 < head_2[241:234]));
-    assign grp_keep_2[6] = in_grp_2 & ((~(head_2[1] & (~head_2[0]))) | (8'd6 < head_2[241:234]));
-    assign grp_keep_2[7] = in_grp_2 & ((~(head_2[1] & (~head_2[0]))) | (8'd7 < head_2[241:234]));
-    assign grp_keep_2[8] = in_grp_2 & ((~(head_2[1] & (~head_2[0]))) | (8'd8 < head_2[241:234]));
-    assign grp_keep_2[9] = in_grp_2 & ((~(head_2[1] & (~head_2[0]))) | (8'd9 < head_2[241:234]));
-    assign grp_keep_2[10] = in_grp_2 & ((~(head_2[1] & (~head_2[0]))) | (8'd10 < head_2[241:234]));
-    assign grp_keep_2[11] = in_grp_2 & ((~(head_2[1] & (~head_2[0]))) | (8'd11 < head_2[241:234]));
-    assign grp_keep_2[12] = in_grp_2 & ((~(head_2[1] & (~head_2[0]))) | (8'd12 < head_2[241:234]));
-    assign grp_keep_2[13] = in_grp_2 & ((~(head_2[1] & (~head_2[0]))) | (8'd13 < head_2[241:234]));
-    assign grp_keep_2[14] = in_grp_2 & ((~(head_2[1] & (~head_2[0]))) | (8'd14 < head_2[241:234]));
-    assign grp_keep_2[15] = in_grp_2 & ((~(head_2[1] & (~head_2[0]))) | (8'd15 < head_2[241:234]));
-    assign grp_keep_2[16] = in_grp_2 & ((~(head_2[1] & (~head_2[0]))) | (8'd16 < head_2[241:234]));
-    assign grp_keep_2[17] = in_grp_2 & ((~(head_2[1] & (~head_2[0]))) | (8'd17 < head_2[241:234]));
-    assign grp_keep_2[18] = in_grp_2 & ((~(head_2[1] & (~head_2[0]))) | (8'd18 < head_2[241:234]));
-    assign grp_keep_2[19] = in_grp_2 & ((~(head_2[1] & (~head_2[0]))) | (8'd19 < head_2[241:234]));
-    assign grp_keep_2[20] = in_grp_2 & ((~(head_2[1] & (~head_2[0]))) | (8'd20 < head_2[241:234]));
-    assign grp_keep_2[21] = in_grp_2 & ((~(head_2[1] & (~head_2[0]))) | (8'd21 < head_2[241:234]));
-    assign grp_keep_2[22] = in_grp_2 & ((~(head_2[1] & (~head_2[0]))) | (8'd22 < head_2[241:234]));
-    assign grp_keep_2[23] = in_grp_2 & ((~(head_2[1] & (~head_2[0]))) | (8'd23 < head_2[241:234]));
-    assign grp_keep_2[24] = in_grp_2 & ((~(head_2[1] & (~head_2[0]))) | (8'd24 < head_2[241:234]));
-    assign grp_keep_2[25] = in_grp_2 & ((~(head_2[1] & (~head_2[0]))) | (8'd25 < head_2[241:234]));
-    assign grp_keep_2[26] = in_grp_2 & ((~(head_2[1] & (~head_2[0]))) | (8'd26 < head_2[241:234]));
-    assign grp_keep_2[27] = in_grp_2 & ((~(head_2[1] & (~head_2[0]))) | (8'd27 < head_2[241:234]));
-    assign grp_keep_2[28] = in_grp_2 & ((~(head_2[1] & (~head_2[0]))) | (8'd28 < head_2[241:234]));
-    assign grp_keep_2[29] = in_grp_2 & ((~(head_2[1] & (~head_2[0]))) | (8'd29 < head_2[241:234]));
+    assign grp_keep_2[0] = in_grp_2 & ((~(lrx_2_data[1] & (~lrx_2_data[0]))) | (8'd0 < lrx_2_data[241:234]));
+    assign grp_keep_2[1] = in_grp_2 & ((~(lrx_2_data[1] & (~lrx_2_data[0]))) | (8'd1 < lrx_2_data[241:234]));
+    assign grp_keep_2[2] = in_grp_2 & ((~(lrx_2_data[1] & (~lrx_2_data[0]))) | (8'd2 < lrx_2_data[241:234]));
+    assign grp_keep_2[3] = in_grp_2 & ((~(lrx_2_data[1] & (~lrx_2_data[0]))) | (8'd3 < lrx_2_data[241:234]));
+    assign grp_keep_2[4] = in_grp_2 & ((~(lrx_2_data[1] & (~lrx_2_data[0]))) | (8'd4 < lrx_2_data[241:234]));
+    assign grp_keep_2[5] = in_grp_2 & ((~(lrx_2_data[1] & (~lrx_2_data[0]))) | (8'd5 < lrx_2_data[241:234]));
+    assign grp_keep_2[6] = in_grp_2 & ((~(lrx_2_data[1] & (~lrx_2_data[0]))) | (8'd6 < lrx_2_data[241:234]));
+    assign grp_keep_2[7] = in_grp_2 & ((~(lrx_2_data[1] & (~lrx_2_data[0]))) | (8'd7 < lrx_2_data[241:234]));
+    assign grp_keep_2[8] = in_grp_2 & ((~(lrx_2_data[1] & (~lrx_2_data[0]))) | (8'd8 < lrx_2_data[241:234]));
+    assign grp_keep_2[9] = in_grp_2 & ((~(lrx_2_data[1] & (~lrx_2_data[0]))) | (8'd9 < lrx_2_data[241:234]));
+    assign grp_keep_2[10] = in_grp_2 & ((~(lrx_2_data[1] & (~lrx_2_data[0]))) | (8'd10 < lrx_2_data[241:234]));
+    assign grp_keep_2[11] = in_grp_2 & ((~(lrx_2_data[1] & (~lrx_2_data[0]))) | (8'd11 < lrx_2_data[241:234]));
+    assign grp_keep_2[12] = in_grp_2 & ((~(lrx_2_data[1] & (~lrx_2_data[0]))) | (8'd12 < lrx_2_data[241:234]));
+    assign grp_keep_2[13] = in_grp_2 & ((~(lrx_2_data[1] & (~lrx_2_data[0]))) | (8'd13 < lrx_2_data[241:234]));
+    assign grp_keep_2[14] = in_grp_2 & ((~(lrx_2_data[1] & (~lrx_2_data[0]))) | (8'd14 < lrx_2_data[241:234]));
+    assign grp_keep_2[15] = in_grp_2 & ((~(lrx_2_data[1] & (~lrx_2_data[0]))) | (8'd15 < lrx_2_data[241:234]));
+    assign grp_keep_2[16] = in_grp_2 & ((~(lrx_2_data[1] & (~lrx_2_data[0]))) | (8'd16 < lrx_2_data[241:234]));
+    assign grp_keep_2[17] = in_grp_2 & ((~(lrx_2_data[1] & (~lrx_2_data[0]))) | (8'd17 < lrx_2_data[241:234]));
+    assign grp_keep_2[18] = in_grp_2 & ((~(lrx_2_data[1] & (~lrx_2_data[0]))) | (8'd18 < lrx_2_data[241:234]));
+    assign grp_keep_2[19] = in_grp_2 & ((~(lrx_2_data[1] & (~lrx_2_data[0]))) | (8'd19 < lrx_2_data[241:234]));
+    assign grp_keep_2[20] = in_grp_2 & ((~(lrx_2_data[1] & (~lrx_2_data[0]))) | (8'd20 < lrx_2_data[241:234]));
+    assign grp_keep_2[21] = in_grp_2 & ((~(lrx_2_data[1] & (~lrx_2_data[0]))) | (8'd21 < lrx_2_data[241:234]));
+    assign grp_keep_2[22] = in_grp_2 & ((~(lrx_2_data[1] & (~lrx_2_data[0]))) | (8'd22 < lrx_2_data[241:234]));
+    assign grp_keep_2[23] = in_grp_2 & ((~(lrx_2_data[1] & (~lrx_2_data[0]))) | (8'd23 < lrx_2_data[241:234]));
+    assign grp_keep_2[24] = in_grp_2 & ((~(lrx_2_data[1] & (~lrx_2_data[0]))) | (8'd24 < lrx_2_data[241:234]));
+    assign grp_keep_2[25] = in_grp_2 & ((~(lrx_2_data[1] & (~lrx_2_data[0]))) | (8'd25 < lrx_2_data[241:234]));
+    assign grp_keep_2[26] = in_grp_2 & ((~(lrx_2_data[1] & (~lrx_2_data[0]))) | (8'd26 < lrx_2_data[241:234]));
+    assign grp_keep_2[27] = in_grp_2 & ((~(lrx_2_data[1] & (~lrx_2_data[0]))) | (8'd27 < lrx_2_data[241:234]));
+    assign grp_keep_2[28] = in_grp_2 & ((~(lrx_2_data[1] & (~lrx_2_data[0]))) | (8'd28 < lrx_2_data[241:234]));
+    assign grp_keep_2[29] = in_grp_2 & ((~(lrx_2_data[1] & (~lrx_2_data[0]))) | (8'd29 < lrx_2_data[241:234]));
     wire in_grp_3; // lane j belongs to the group at the heads
-    assign in_grp_3 = pre_3 & head_valid_3;
+    assign in_grp_3 = pre_3 & lrx_3_valid;
     wire grp_end_3; // the group ends at lane j
-    assign grp_end_3 = pre_3 & head_valid_3;
+    assign grp_end_3 = pre_3 & lrx_3_valid;
     wire [29:0] grp_keep_3; // valid payload bytes of lane j in the group
-    assign grp_keep_3[0] = in_grp_3 & ((~(head_3[1] & (~head_3[0]))) | (8'd0 < head_3[241:234]));
-    assign grp_keep_3[1] = in_grp_3 & ((~(head_3[1] & (~head_3[0]))) | (8'd1 < head_3[241:234]));
-    assign grp_keep_3[2] = in_grp_3 & ((~(head_3[1] & (~head_3[0]))) | (8'd2 < head_3[241:234]));
-    assign grp_keep_3[3] = in_grp_3 & ((~(head_3[1] & (~head_3[0]))) | (8'd3 < head_3[241:234]));
-    assign grp_keep_3[4] = in_grp_3 & ((~(head_3[1] & (~head_3[0]))) | (8'd4 < head_3[241:234]));
-    assign grp_keep_3[5] = in_grp_3 & ((~(head_3[1] & (~head_3[0]))) | (8'd5 < head_3[241:234]));
-    assign grp_keep_3[6] = in_grp_3 & ((~(head_3[1] & (~head_3[0]))) | (8'd6 < head_3[241:234]));
-    assign grp_keep_3[7] = in_grp_3 & ((~(head_3[1] & (~head_3[0]))) | (8'd7 < head_3[241:234]));
-    assign grp_keep_3[8] = in_grp_3 & ((~(head_3[1] & (~head_3[0]))) | (8'd8 < head_3[241:234]));
-    assign grp_keep_3[9] = in_grp_3 & ((~(head_3[1] & (~head_3[0]))) | (8'd9 < head_3[241:234]));
-    assign grp_keep_3[10] = in_grp_3 & ((~(head_3[1] & (~head_3[0]))) | (8'd10 < head_3[241:234]));
-    assign grp_keep_3[11] = in_grp_3 & ((~(head_3[1] & (~head_3[0]))) | (8'd11 < head_3[241:234]));
-    assign grp_keep_3[12] = in_grp_3 & ((~(head_3[1] & (~head_3[0]))) | (8'd12 < head_3[241:234]));
-    assign grp_keep_3[13] = in_grp_3 & ((~(head_3[1] & (~head_3[0]))) | (8'd13 < head_3[241:234]));
-    assign grp_keep_3[14] = in_grp_3 & ((~(head_3[1] & (~head_3[0]))) | (8'd14 < head_3[241:234]));
-    assign grp_keep_3[15] = in_grp_3 & ((~(head_3[1] & (~head_3[0]))) | (8'd15 < head_3[241:234]));
-    assign grp_keep_3[16] = in_grp_3 & ((~(head_3[1] & (~head_3[0]))) | (8'd16 < head_3[241:234]));
-    assign grp_keep_3[17] = in_grp_3 & ((~(head_3[1] & (~head_3[0]))) | (8'd17 < head_3[241:234]));
-    assign grp_keep_3[18] = in_grp_3 & ((~(head_3[1] & (~head_3[0]))) | (8'd18 < head_3[241:234]));
-    assign grp_keep_3[19] = in_grp_3 & ((~(head_3[1] & (~head_3[0]))) | (8'd19 < head_3[241:234]));
-    assign grp_keep_3[20] = in_grp_3 & ((~(head_3[1] & (~head_3[0]))) | (8'd20 < head_3[241:234]));
-    assign grp_keep_3[21] = in_grp_3 & ((~(head_3[1] & (~head_3[0]))) | (8'd21 < head_3[241:234]));
-    assign grp_keep_3[22] = in_grp_3 & ((~(head_3[1] & (~head_3[0]))) | (8'd22 < head_3[241:234]));
-    assign grp_keep_3[23] = in_grp_3 & ((~(head_3[1] & (~head_3[0]))) | (8'd23 < head_3[241:234]));
-    assign grp_keep_3[24] = in_grp_3 & ((~(head_3[1] & (~head_3[0]))) | (8'd24 < head_3[241:234]));
-    assign grp_keep_3[25] = in_grp_3 & ((~(head_3[1] & (~head_3[0]))) | (8'd25 < head_3[241:234]));
-    assign grp_keep_3[26] = in_grp_3 & ((~(head_3[1] & (~head_3[0]))) | (8'd26 < head_3[241:234]));
-    assign grp_keep_3[27] = in_grp_3 & ((~(head_3[1] & (~head_3[0]))) | (8'd27 < head_3[241:234]));
-    assign grp_keep_3[28] = in_grp_3 & ((~(head_3[1] & (~head_3[0]))) | (8'd28 < head_3[241:234]));
-    assign grp_keep_3[29] = in_grp_3 & ((~(head_3[1] & (~head_3[0]))) | (8'd29 < head_3[241:234]));
+    assign grp_keep_3[0] = in_grp_3 & ((~(lrx_3_data[1] & (~lrx_3_data[0]))) | (8'd0 < lrx_3_data[241:234]));
+    assign grp_keep_3[1] = in_grp_3 & ((~(lrx_3_data[1] & (~lrx_3_data[0]))) | (8'd1 < lrx_3_data[241:234]));
+    assign grp_keep_3[2] = in_grp_3 & ((~(lrx_3_data[1] & (~lrx_3_data[0]))) | (8'd2 < lrx_3_data[241:234]));
+    assign grp_keep_3[3] = in_grp_3 & ((~(lrx_3_data[1] & (~lrx_3_data[0]))) | (8'd3 < lrx_3_data[241:234]));
+    assign grp_keep_3[4] = in_grp_3 & ((~(lrx_3_data[1] & (~lrx_3_data[0]))) | (8'd4 < lrx_3_data[241:234]));
+    assign grp_keep_3[5] = in_grp_3 & ((~(lrx_3_data[1] & (~lrx_3_data[0]))) | (8'd5 < lrx_3_data[241:234]));
+    assign grp_keep_3[6] = in_grp_3 & ((~(lrx_3_data[1] & (~lrx_3_data[0]))) | (8'd6 < lrx_3_data[241:234]));
+    assign grp_keep_3[7] = in_grp_3 & ((~(lrx_3_data[1] & (~lrx_3_data[0]))) | (8'd7 < lrx_3_data[241:234]));
+    assign grp_keep_3[8] = in_grp_3 & ((~(lrx_3_data[1] & (~lrx_3_data[0]))) | (8'd8 < lrx_3_data[241:234]));
+    assign grp_keep_3[9] = in_grp_3 & ((~(lrx_3_data[1] & (~lrx_3_data[0]))) | (8'd9 < lrx_3_data[241:234]));
+    assign grp_keep_3[10] = in_grp_3 & ((~(lrx_3_data[1] & (~lrx_3_data[0]))) | (8'd10 < lrx_3_data[241:234]));
+    assign grp_keep_3[11] = in_grp_3 & ((~(lrx_3_data[1] & (~lrx_3_data[0]))) | (8'd11 < lrx_3_data[241:234]));
+    assign grp_keep_3[12] = in_grp_3 & ((~(lrx_3_data[1] & (~lrx_3_data[0]))) | (8'd12 < lrx_3_data[241:234]));
+    assign grp_keep_3[13] = in_grp_3 & ((~(lrx_3_data[1] & (~lrx_3_data[0]))) | (8'd13 < lrx_3_data[241:234]));
+    assign grp_keep_3[14] = in_grp_3 & ((~(lrx_3_data[1] & (~lrx_3_data[0]))) | (8'd14 < lrx_3_data[241:234]));
+    assign grp_keep_3[15] = in_grp_3 & ((~(lrx_3_data[1] & (~lrx_3_data[0]))) | (8'd15 < lrx_3_data[241:234]));
+    assign grp_keep_3[16] = in_grp_3 & ((~(lrx_3_data[1] & (~lrx_3_data[0]))) | (8'd16 < lrx_3_data[241:234]));
+    assign grp_keep_3[17] = in_grp_3 & ((~(lrx_3_data[1] & (~lrx_3_data[0]))) | (8'd17 < lrx_3_data[241:234]));
+    assign grp_keep_3[18] = in_grp_3 & ((~(lrx_3_data[1] & (~lrx_3_data[0]))) | (8'd18 < lrx_3_data[241:234]));
+    assign grp_keep_3[19] = in_grp_3 & ((~(lrx_3_data[1] & (~lrx_3_data[0]))) | (8'd19 < lrx_3_data[241:234]));
+    assign grp_keep_3[20] = in_grp_3 & ((~(lrx_3_data[1] & (~lrx_3_data[0]))) | (8'd20 < lrx_3_data[241:234]));
+    assign grp_keep_3[21] = in_grp_3 & ((~(lrx_3_data[1] & (~lrx_3_data[0]))) | (8'd21 < lrx_3_data[241:234]));
+    assign grp_keep_3[22] = in_grp_3 & ((~(lrx_3_data[1] & (~lrx_3_data[0]))) | (8'd22 < lrx_3_data[241:234]));
+    assign grp_keep_3[23] = in_grp_3 & ((~(lrx_3_data[1] & (~lrx_3_data[0]))) | (8'd23 < lrx_3_data[241:234]));
+    assign grp_keep_3[24] = in_grp_3 & ((~(lrx_3_data[1] & (~lrx_3_data[0]))) | (8'd24 < lrx_3_data[241:234]));
+    assign grp_keep_3[25] = in_grp_3 & ((~(lrx_3_data[1] & (~lrx_3_data[0]))) | (8'd25 < lrx_3_data[241:234]));
+    assign grp_keep_3[26] = in_grp_3 & ((~(lrx_3_data[1] & (~lrx_3_data[0]))) | (8'd26 < lrx_3_data[241:234]));
+    assign grp_keep_3[27] = in_grp_3 & ((~(lrx_3_data[1] & (~lrx_3_data[0]))) | (8'd27 < lrx_3_data[241:234]));
+    assign grp_keep_3[28] = in_grp_3 & ((~(lrx_3_data[1] & (~lrx_3_data[0]))) | (8'd28 < lrx_3_data[241:234]));
+    assign grp_keep_3[29] = in_grp_3 & ((~(lrx_3_data[1] & (~lrx_3_data[0]))) | (8'd29 < lrx_3_data[241:234]));
     wire grp_valid;
     wire grp_last;
     wire grp_ready;
     wire [119:0] grp_keep;
     wire [959:0] grp_data;
     assign grp_valid = grp_end_0 | grp_end_1 | grp_end_2 | grp_end_3;
-    assign grp_last = (grp_end_0 & head_0[1]) | (grp_end_1 & head_1[1]) | (grp_end_2 & head_2[1]) | (grp_end_3 & head_3[1]);
+    assign grp_last = (grp_end_0 & lrx_0_data[1]) | (grp_end_1 & lrx_1_data[1]) | (grp_end_2 & lrx_2_data[1]) | (grp_end_3 & lrx_3_data[1]);
     assign grp_keep = {grp_keep_3, grp_keep_2, grp_keep_1, grp_keep_0};
-    assign grp_data = {head_3[241:2], head_2[241:2], head_1[241:2], head_0[241:2]};
+    assign grp_data = {lrx_3_data[241:2], lrx_2_data[241:2], lrx_1_data[241:2], lrx_0_data[241:2]};
 
     // The group waits in a skid buffer: the buffers' pop looks at its registered ready, not at the RX gearbox, and the gearbox takes a registered group (data, keep, last).
     reg rxs_valid; // the output register holds a beat
@@ -642,7 +876,7 @@ module rtlgen_rifl4 (
             rxs_sk_data <= {grp_last, grp_keep, grp_data};
         end
     end
-    assign pop_0 = grp_valid & rxs_in_ready & head_valid_0;
+    assign pop_0 = grp_valid & rxs_in_ready & lrx_0_valid;
     assign pop_1 = grp_valid & rxs_in_ready & in_grp_1;
     assign pop_2 = grp_valid & rxs_in_ready & in_grp_2;
     assign pop_3 = grp_valid & rxs_in_ready & in_grp_3;

@@ -51,8 +51,7 @@
 //   zero-initialised CRC, so the code protects the F-1 contiguous bits {syn[1], meta, payload,
 //   vcode}.
 //   Channel bonding: the TX gearbox cuts the user stream into groups of lanes x S bytes that
-//   never span two packets; a group leaves in one frame slot, payload j on lane j, only when
-//   every lane takes user data in that slot (lock step). Empty upper lanes of a packet's last
+//   never span two packets; payload j goes out on lane j. Empty upper lanes of a packet's last
 //   group send fillers, which receivers do not buffer. At the receiver each lane's
 //   flow-control buffer absorbs the lane skew; a group is lanes 0..j with heads, lane j ending
 //   the packet or being the last lane, and the next packet starts at lane 0 again.
@@ -139,9 +138,10 @@ module rtlgen_rifl_gt (
     wire [239:0] txg_data;
     wire [29:0] txg_keep;
     wire txg_last;
-    wire seg_ready;
-    wire lanes_take;
-    wire go;
+    wire seg_ready; // lane j's slot would carry user data
+    wire slot; // this slot may carry user data (the transceivers take it, no Idle slot owed)
+    wire lane_take; // lane j takes user data in this slot
+    wire go; // lane j is handed its offered segment at this edge (it takes it when its seg_ready holds, which the lane checks itself)
     wire txs_in_ready; // registered: empty skid register
     rtlgen_rifl_txgear u_txgear (
         .clk       (clk),
@@ -174,7 +174,7 @@ module rtlgen_rifl_gt (
     wire [241:0] seg_raw_0; // {payload with the format code, meta}
     assign seg_raw_0 = {txg_data[239:232] | ({3'd0, seg_cnt_0} & {8{seg_end_0 & (~seg_keep_0[29])}}), txg_data[231:0], seg_meta_0};
 
-    // Lock-step dispatch: a group leaves only when every lane takes user data in this slot. The segmented group waits in a skid buffer, so the lanes' all-ready AND reaches neither the TX gearbox (its ready is a register) nor the segmenting (the lanes take a registered group).
+    // Dispatch: the segmented group waits in a skid buffer, so the lane's ready reaches neither the TX gearbox (its ready is a register) nor the segmenting (the lane takes a registered group).
 
     // Clock compensation: a slot the local clock gained on the far end's carries no user data.
     wire comp_idle; // this slot is an owed Idle slot
@@ -189,14 +189,15 @@ module rtlgen_rifl_gt (
         .free_clk (free_clk),
         .free_rst (free_rst)
     );
-    assign lanes_take = (&seg_ready) & (~comp_idle);
+    assign slot = ~comp_idle;
+    assign lane_take = seg_ready & slot;
     reg txs_valid; // the output register holds a beat
     reg [241:0] txs_data; // the beat presented to the consumer
     reg txs_sk_valid; // the skid register holds a beat (the consumer stalled while one came in)
     reg [241:0] txs_sk_data; // the beat taken while the output register was stalled
     assign txs_in_ready = ~txs_sk_valid;
     wire txs_free; // the output register is empty or handed over at this edge
-    assign txs_free = (~txs_valid) | lanes_take;
+    assign txs_free = (~txs_valid) | lane_take;
     always @(posedge clk) begin
         if (rst) begin
             txs_valid <= 1'd0;
@@ -217,7 +218,6 @@ module rtlgen_rifl_gt (
             txs_sk_data <= seg_raw_0;
         end
     end
-    assign go = lanes_take & txs_valid;
 
     // Lane 0: transmitter, receiver, flow-control buffer.
     wire [2:0] tx_state_0;
@@ -248,7 +248,7 @@ module rtlgen_rifl_gt (
         .fc_high       (fc_high_0),
         .fc_low        (fc_low_0),
         .seg_take      (go),
-        .seg_raw       (txs_data[241:0]),
+        .seg_raw       (txs_data),
         .seg_ready     (seg_ready),
         .state         (tx_state_0),
         .retrans_start (retrans_start_0),
@@ -300,6 +300,7 @@ module rtlgen_rifl_gt (
         .high       (fc_high_0),
         .low        (fc_low_0)
     );
+    assign go = slot & (~rfc_0) & txs_valid;
 
     // RX: a group is lanes 0..j with a head each, lane j ending the packet or being the last lane; the next packet starts at lane 0.
     wire [29:0] grp_keep_0; // valid payload bytes of lane j in the group

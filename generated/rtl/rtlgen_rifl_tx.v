@@ -61,7 +61,7 @@ module rtlgen_rifl_tx (
     input  wire         remote_fc,     // local RX: the far end sent a flow-control pause
     input  wire         fc_high,       // local flow-control buffer above its ON threshold
     input  wire         fc_low,        // local flow-control buffer below its OFF threshold
-    input  wire         seg_take,      // the top hands seg_raw to this lane at this edge (implies en and seg_ready of every lane)
+    input  wire         seg_take,      // the top hands seg_raw to this lane at this edge (with en, the far end not pausing); taken in Normal with no flow-control frame due
     input  wire [241:0] seg_raw,       // user segment {payload, meta}
     output wire         seg_ready,     // this slot would carry a user segment (Normal, no flow-control frame due, far end not paused)
     output wire [2:0]   state,         // TX state: 0 Init, 1 Send Pause, 2 Pause, 3 Retrans, 4 Send Retrans, 5 Normal

@@ -18,8 +18,8 @@ const MAX_LUT_LEVELS: u64 = 5;
 /// the RXL switch port's halves with their pipelined flit FEC (about 70 CPU seconds of the
 /// gate's Yosys time between them), the RIFL gearboxes of one and four lanes (about 50 more)
 /// the three-stage PCIe 6 flit FEC decoder (about 30 more) and the one-lane RIFL node (about 40
-/// more: its glue's skid buffers and status counters).
-const DEFAULT_MODULES: [&str; 15] = [
+/// more: its glue's skid buffers and status counters) and the four-lane node (about 60 more).
+const DEFAULT_MODULES: [&str; 16] = [
     "rtlgen_genz_llr",
     "rtlgen_sue_pk",
     "rtlgen_replay_buf_np",
@@ -35,6 +35,7 @@ const DEFAULT_MODULES: [&str; 15] = [
     "rtlgen_rifl4_rxgear",
     "rtlgen_cxl_fec_pcie6_dec",
     "rtlgen_rifl",
+    "rtlgen_rifl4",
 ];
 
 /// A streaming RS decoder and encoder at a small P (the default design's KR4/KP4 decoders take

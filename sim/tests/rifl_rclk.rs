@@ -13,9 +13,9 @@ mod common;
 
 use common::{scaled, TestResult};
 use rtl_gen::blocks::rifl::model::rxcdc::CDC_DEPTH;
+use rtl_gen::blocks::rifl::RiflBlock;
 use rtl_gen::hw::module::Role;
 use rtl_gen_sim::link::rifl::rclk::{RclkLink, RclkNode, RclkSetup};
-use rtl_gen_sim::campaign::rifl::sweep::NODE_PASS_CYCLES;
 use rtl_gen_sim::clocks::ClockSpec;
 use rtl_gen_sim::cosim::{self, Options};
 use rtl_gen_sim::{Bench, TestRng};
@@ -258,7 +258,7 @@ const CROSSING_CLK_CYCLES: u64 = 2;
 /// A packet's first beat from node a's s_axis edge to node b's m_axis edge, in femtoseconds,
 /// before the wait for the first clk edge of node b after the CDC FIFO write (0 < wait <= one
 /// clk period), and the clk period:
-/// - the single-clock node's pass-through (`NODE_PASS_CYCLES`) less the lane receiver's documented
+/// - the single-clock node's pass-through (`Params::node_pass_cycles`) less the lane receiver's documented
 ///   cycles, which that count holds (the channel hands a frame straight to the receiver's first
 ///   register) and which run on the recovered clock here;
 /// - the transceiver-width form's own: word 0 leaves the TX GT width converter at the clk edge
@@ -271,7 +271,8 @@ fn documented_latency_fs(bench: &Bench, block: &str, s: &RclkSetup) -> Result<(u
     let rx = u64::from(bench.module(block, Role::Rx)?.latency);
     let fast = ClockSpec::mhz(s.mhz * r as f64, 0.0, 0).period_fs;
     let clk = r * fast;
-    let node = (u64::from(NODE_PASS_CYCLES) - rx) * clk;
+    let pass = bench.block::<RiflBlock>(block)?.model_params.node_pass_cycles();
+    let node = (u64::from(pass) - rx) * clk;
     let gt = fast + r * fast + rx * fast;
     let crossing = fast + CROSSING_CLK_CYCLES * clk;
     Ok((node + s.delay_fs.expect("an exact cable") + gt + crossing, clk))

@@ -50,7 +50,8 @@ pub struct Args {
     #[arg(long, default_value_t = 20_000_000, value_parser = clap::value_parser!(u64).range(1..=10_000_000_000_000))]
     pub max_cycles: u64,
     /// Override of the block's frame ID width, with 2^N >= 2 x retrans_threshold and 2^N >= 32 +
-    /// the round trip of 2 x (delay + 10) frames.
+    /// the round trip of 2 x (delay + the node's pass-through) frames (the pass-through is 12
+    /// cycles with one lane, 14 with more).
     #[arg(long, value_parser = clap::value_parser!(u32).range(5..=12))]
     pub frame_id_bits: Option<u32>,
     /// Only these BERs (comma-separated, each in 0..=1), instead of 1e-12 … 1e-5 in steps of

@@ -78,8 +78,8 @@ fn rifl(bench: &Bench, o: &CompareOptions, ber: f64) -> Result<ComparePoint, Cam
     let line_bits = (p.frame_bits * p.lanes) as f64;
     let cycle_ns = line_bits / o.line_gbps;
     let delay = ((o.cable_m * 5.0 / cycle_ns).ceil() as u32).max(1);
-    // Frame IDs for the round trip, as the sweep requires (2^n >= 32 + 2 (delay + 12)).
-    let need = 32 + 2 * (delay + crate::campaign::rifl::sweep::NODE_PASS_CYCLES);
+    // Frame IDs for the round trip, as the sweep requires (2^n >= 32 + 2 (delay + node pass)).
+    let need = 32 + 2 * (delay + p.node_pass_cycles());
     p.frame_id_bits = p.frame_id_bits.max(32 - (need - 1).leading_zeros());
     let frames_per_packet = (8 * o.packet_bytes as u64).div_ceil(p.user_bits as u64).max(1);
     let packets = ((o.line_us * 1000.0 / cycle_ns) as u64 / frames_per_packet).max(10);

@@ -24,10 +24,6 @@ use std::fmt::Write as _;
 use std::sync::Mutex;
 use std::time::Instant;
 
-/// Cycles from a frame entering a node's receive side to the node's transmit side answering
-/// it over a zero-delay cable (first beat in to first beat out: docs/results/rifl.md).
-pub const NODE_PASS_CYCLES: u32 = 12;
-
 /// A sweep.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SweepOptions {
@@ -124,8 +120,8 @@ pub fn sweep_params(bench: &Bench, o: &SweepOptions) -> Result<Params, CampaignE
     // rollback and request margins (the block's rule for a given cable: 2^n >= 16 + 16 + RTT
     // frames), or a retransmitted frame aliases a newer one with the same ID and is accepted in
     // its place: with 32 IDs over an 8-cycle channel the sweep delivered corrupted packets from
-    // BER 3e-6. Here RTT = 2 x (channel delay + the node's 12-cycle pass-through).
-    let rtt = 2 * (o.delay + NODE_PASS_CYCLES);
+    // BER 3e-6. Here RTT = 2 x (channel delay + the node's pass-through, 12 or 14 cycles).
+    let rtt = 2 * (o.delay + p.node_pass_cycles());
     let need = 32 + rtt;
     if (1u64 << p.frame_id_bits) < need as u64 {
         let min_bits = 32 - (need - 1).leading_zeros();

@@ -3,10 +3,10 @@
 //! and status counters, wired exactly as the RTL.
 //!
 //! Channel bonding (§4.F): the TX gearbox cuts the user stream into groups of `lanes` payloads
-//! (G = lanes·S bytes) that never span two packets; a group goes out in one frame slot, payload
-//! j on lane j, and only when every lane takes user data in that slot (`go`), so the lanes stay
-//! in step. A packet's last group may leave its upper lanes empty: they send filler frames,
-//! which the receivers do not buffer. At the receiver each lane's flow-control buffer absorbs
+//! (G = lanes·S bytes) that never span two packets; payload j goes out on lane j, all of a
+//! group's payloads in one frame slot unless a lane stalls (see the skid buffers below). A
+//! packet's last group may leave its upper lanes empty: they send filler frames, which the
+//! receivers do not buffer. At the receiver each lane's flow-control buffer absorbs
 //! the skew; a group is complete when lanes 0..j all have a head and lane j's is the end of a
 //! packet (or j is the last lane); it is popped from those lanes only, and the next packet
 //! starts again at lane 0.
@@ -16,6 +16,16 @@
 //! registered group), the assembled group in the other between the flow-control buffers and the
 //! RX gearbox (the buffers pop on its registered ready). Each adds one cycle and keeps one group
 //! per cycle.
+//!
+//! With more than one lane each lane has two skid buffers more, so no register sees an AND over
+//! the lanes' combinational state: the TX skid buffer hands a group to the lanes' own skid
+//! buffers when each has room (their registered readies), and each lane takes its segment from
+//! its own buffer in its own next slot that carries user data; on the receive side each lane's
+//! head passes through its own skid buffer (the flow-control buffer pops on that buffer's
+//! registered ready) and the group is assembled from those registered heads. When no lane
+//! stalls the lanes still send a group's segments in one slot; a lane that stalls (recovery,
+//! flow control) lets the others run up to two groups ahead, which the receivers' flow-control
+//! buffers absorb like any skew. Each adds one cycle (TX and RX) and keeps one group per cycle.
 
 use crate::bits::Bits;
 use super::codec::{Codec, META_BODY, META_EOP_FULL, META_EOP_PARTIAL, META_INVALID};
@@ -79,6 +89,11 @@ pub struct Node {
     pub txs: SkidModel<Vec<Bits>>,
     /// The assembled group on its way from the flow-control buffers to the RX gearbox.
     pub rxs: SkidModel<Group>,
+    /// With more than one lane: lane j's segment on its way from the TX skid buffer to the lane.
+    pub lane_txs: Vec<SkidModel<Bits>>,
+    /// With more than one lane: lane j's head on its way from its flow-control buffer to the
+    /// group assembly.
+    pub lane_rxs: Vec<SkidModel<Bits>>,
     pub link_up: bool,
     pub frame_errors: u32,
     pub retransmissions: u32,
@@ -99,6 +114,8 @@ impl Node {
             fifo: (0..l).map(|_| Fifo::new(&p)).collect(),
             txs: SkidModel::new(),
             rxs: SkidModel::new(),
+            lane_txs: if l > 1 { vec![SkidModel::new(); l] } else { Vec::new() },
+            lane_rxs: if l > 1 { vec![SkidModel::new(); l] } else { Vec::new() },
             link_up: false,
             frame_errors: 0,
             retransmissions: 0,
@@ -134,22 +151,30 @@ impl Node {
             .collect()
     }
 
-    /// The group the flow-control buffer heads form, if complete.
+    /// Lane j's head as the group assembly sees it: the flow-control buffer's head (one lane)
+    /// or lane j's RX skid buffer's registered head (more lanes).
+    fn head(&self, j: usize) -> Option<&Bits> {
+        if self.lane_rxs.is_empty() {
+            let f = &self.fifo[j];
+            f.head_valid.then_some(&f.head)
+        } else {
+            self.lane_rxs[j].out.as_ref()
+        }
+    }
+
+    /// The group the heads form (see [`Node::head`]), if complete.
     pub fn group(&self) -> Option<Group> {
         let s = self.p.payload_bytes();
         let l = self.p.lanes();
         let mut data = vec![0u8; self.p.group_bytes()];
         for j in 0..l {
-            let f = &self.fifo[j];
-            if !f.head_valid {
-                return None;
-            }
+            let head = self.head(j)?;
             for (k, d) in data[j * s..(j + 1) * s].iter_mut().enumerate() {
-                *d = self.codec.payload_byte(&f.head, k);
+                *d = self.codec.payload_byte(head, k);
             }
-            let meta = f.head.field(0, 2) as u8;
+            let meta = head.field(0, 2) as u8;
             if meta == META_EOP_PARTIAL || meta == META_EOP_FULL || j + 1 == l {
-                let count = j * s + self.codec.valid_bytes(&f.head);
+                let count = j * s + self.codec.valid_bytes(head);
                 // Bytes after the valid ones are not part of the group (the gearbox masks them).
                 for d in data[count..].iter_mut() {
                     *d = 0;
@@ -176,12 +201,27 @@ impl Node {
         }
     }
 
-    /// The segments the lanes are offered: the TX skid buffer's registered group (zeros when it
-    /// holds none; no lane takes them then).
+    /// The segments the lanes are offered: the TX skid buffer's registered group (one lane) or
+    /// each lane's skid buffer's registered segment (more lanes); zeros where there is none (no
+    /// lane takes them then).
     fn offered(&self) -> Vec<Bits> {
-        match &self.txs.out {
-            Some(segs) => segs.clone(),
-            None => vec![Bits::zeros(self.p.raw_bits()); self.p.lanes()],
+        let zero = || Bits::zeros(self.p.raw_bits());
+        if self.lane_txs.is_empty() {
+            match &self.txs.out {
+                Some(segs) => segs.clone(),
+                None => vec![zero(); self.p.lanes()],
+            }
+        } else {
+            self.lane_txs.iter().map(|b| b.out.clone().unwrap_or_else(zero)).collect()
+        }
+    }
+
+    /// Whether lane j has a segment offered (see [`Node::offered`]).
+    fn has_segment(&self, j: usize) -> bool {
+        if self.lane_txs.is_empty() {
+            self.txs.out.is_some()
+        } else {
+            self.lane_txs[j].out.is_some()
         }
     }
 
@@ -218,21 +258,33 @@ impl Node {
         let l = self.p.lanes();
         let segs = self.offered();
         let combs = self.lane_combs(i.tx_ready, &segs);
-        // The lanes take the skid buffer's group (lock step).
-        let lanes_take = i.tx_ready && combs.iter().all(|c| c.seg_ready);
-        let go = lanes_take && self.txs.out.is_some();
+        let per_lane = !self.lane_txs.is_empty();
+        // Lane j takes user data in this slot.
+        let lane_take: Vec<bool> = combs.iter().map(|c| i.tx_ready && c.seg_ready).collect();
+        // One lane: it takes the TX skid buffer's group. More lanes: the lanes' skid buffers take
+        // it together when each has room (registered), and each lane takes its own segment.
+        let txs_take = if per_lane { self.lane_txs.iter().all(|b| b.in_ready()) } else { lane_take[0] };
+        // The lane's seg_take: the terms of its seg_ready the lane checks itself (Normal, no
+        // flow-control frame due) are left out, as in the RTL.
+        let go: Vec<bool> = (0..l).map(|j| i.tx_ready && !self.rx[j].remote_fc && self.has_segment(j)).collect();
         let txs_ready = self.txs.in_ready();
         let new_segs = self.txg.out().valid.then(|| self.segments());
+        let handed = if per_lane && txs_take { self.txs.out.clone() } else { None };
         let group = self.group();
         let take_group = group.is_some() && self.rxs.in_ready();
         let rxg_ready = self.rxg.in_ready(i.m_ready);
         let rx_group = self.rxs.out.clone();
         let pushes: Vec<(bool, Bits)> = self.rx.iter().map(|r| (r.out_valid, r.out_raw.clone())).collect();
         let err_pulses = self.rx.iter().filter(|r| r.err_pulse).count() as u32;
-        let tx_ins: Vec<TxIn> = (0..l).map(|j| self.tx_in(j, i.tx_ready, go, &segs[j])).collect();
+        let tx_ins: Vec<TxIn> = (0..l).map(|j| self.tx_in(j, i.tx_ready, go[j], &segs[j])).collect();
+        // The group assembly's lanes: lane j pops when it is in the group taken at this edge.
+        let grp_pop: Vec<bool> = (0..l).map(|j| take_group && group.as_ref().is_some_and(|g| j <= g.last_lane)).collect();
         // Registers.
         self.txg.tick(i.s_valid, i.s_data, i.s_count, i.s_last, txs_ready);
-        self.txs.tick(new_segs.as_ref(), lanes_take);
+        self.txs.tick(new_segs.as_ref(), txs_take);
+        for (j, b) in self.lane_txs.iter_mut().enumerate() {
+            b.tick(handed.as_ref().map(|g| &g[j]), lane_take[j]);
+        }
         for (t, ti) in self.tx.iter_mut().zip(&tx_ins) {
             t.tick(ti);
         }
@@ -240,7 +292,12 @@ impl Node {
             r.tick(i.rx_valid[j], &i.rx_frame[j]);
         }
         for (j, (f, (push, din))) in self.fifo.iter_mut().zip(&pushes).enumerate() {
-            let pop = take_group && group.as_ref().is_some_and(|g| j <= g.last_lane);
+            // More lanes: the flow-control buffer pops into its lane's skid buffer when that has
+            // room (registered).
+            let pop = if per_lane { self.lane_rxs[j].in_ready() } else { grp_pop[j] };
+            if per_lane {
+                self.lane_rxs[j].tick(f.head_valid.then_some(&f.head), grp_pop[j]);
+            }
             f.tick(*push, din, pop);
         }
         self.rxs.tick(group.as_ref(), rxg_ready);

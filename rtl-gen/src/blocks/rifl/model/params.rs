@@ -64,6 +64,12 @@ impl Params {
     pub fn lanes(&self) -> usize {
         self.lanes as usize
     }
+    /// Cycles from a frame entering the node's receive side to its transmit side answering it
+    /// over a zero-delay cable (first beat in to first beat out): 12 with one lane, 14 with more
+    /// (each lane's own TX and RX skid buffers add one cycle each way).
+    pub fn node_pass_cycles(&self) -> u32 {
+        if self.lanes > 1 { 14 } else { 12 }
+    }
     /// Width of the CRC message `{payload, 5'b0, syn[1], meta}`.
     pub fn crc_msg_bits(&self) -> usize {
         self.payload_bits() + 8

@@ -1,6 +1,6 @@
-//! `<p>`: the RIFL node top (see `model::node`): TX gearbox, segmenting and lock-step
-//! dispatch over the lanes, per lane TX/RX/flow-control buffer, RX group assembly, RX gearbox,
-//! status.
+//! `<p>`: the RIFL node top (see `model::node`): TX gearbox, segmenting and dispatch over the
+//! lanes (with more than one lane through a skid buffer per lane), per lane TX/RX/flow-control
+//! buffer, RX group assembly, RX gearbox, status.
 
 use crate::hw::build::*;
 use crate::hw::count::sat_accumulator;
@@ -89,8 +89,21 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names, rec: Option<&Recovered
     // The gearboxes' user side: the user streams, or with temporal bonding the clk side of its stages.
     let user_side = |axis: &Axis, sig: Signal, bonded: &str| if temporal.is_some() { id(&format!("{bonded}_{}", bond_suffix(sig))) } else { axis.sig(sig) };
     it.push(Item::comment(&format!("TX: user beats of {u} bytes -> groups of {l} x {s} payload bytes.")));
-    for (name, w) in [("txg_valid", 1), ("txg_ready", 1), ("txg_data", 8 * g), ("txg_keep", g), ("txg_last", 1), ("seg_ready", l), ("lanes_take", 1), ("go", 1)] {
-        it.push(Item::wire(name, w, ""));
+    // More than one lane: each lane has its own TX and RX skid buffer (see below).
+    let per_lane = l > 1;
+    let every_lane = |e: Expr| if l == 1 { e } else { Expr::Repeat(l, Box::new(e)) };
+    for (name, w, doc) in [
+        ("txg_valid", 1, ""),
+        ("txg_ready", 1, ""),
+        ("txg_data", 8 * g, ""),
+        ("txg_keep", g, ""),
+        ("txg_last", 1, ""),
+        ("seg_ready", l, "lane j's slot would carry user data"),
+        ("slot", 1, "this slot may carry user data (the transceivers take it, no Idle slot owed)"),
+        ("lane_take", l, "lane j takes user data in this slot"),
+        ("go", l, "lane j is handed its offered segment at this edge (it takes it when its seg_ready holds, which the lane checks itself)"),
+    ] {
+        it.push(Item::wire(name, w, doc));
     }
     it.push(clocked_instance(
         &n.txgear,
@@ -126,24 +139,52 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names, rec: Option<&Recovered
         let top_byte = Expr::or(Expr::slice("txg_data", 8 * (j + 1) * s - 1, 8 * (j + 1) * s - 8), Expr::and(cnt8, Expr::Repeat(8, Box::new(partial))));
         wire(&mut it, &lane("seg_raw", j), r, "{payload with the format code, meta}", cat(vec![top_byte, Expr::slice("txg_data", 8 * (j + 1) * s - 9, 8 * j * s), id(&lane("seg_meta", j))]));
     }
-    it.push(Item::comment("Lock-step dispatch: a group leaves only when every lane takes user data in this slot. The segmented group waits in a skid buffer, so the lanes' all-ready AND reaches neither the TX gearbox (its ready is a register) nor the segmenting (the lanes take a registered group)."));
+    if per_lane {
+        it.push(Item::comment("Dispatch: the segmented group waits in a skid buffer (the TX gearbox sees its registered ready), which hands it to the lanes' own skid buffers when each has room (their registered readies); each lane takes its segment in its own next slot that carries user data. No register sees an AND over the lanes' slot state: when no lane stalls a group still leaves in one slot, a stalled lane lets the others run up to two groups ahead (the receivers' flow-control buffers absorb it)."));
+    } else {
+        it.push(Item::comment("Dispatch: the segmented group waits in a skid buffer, so the lane's ready reaches neither the TX gearbox (its ready is a register) nor the segmenting (the lane takes a registered group)."));
+    }
     if let Some(rec) = rec.filter(|r| r.compensation) {
         it.push(Item::comment("Clock compensation: a slot the local clock gained on the far end's carries no user data."));
         it.push(Item::wire("comp_idle", 1, "this slot is an owed Idle slot"));
         it.push(compensation(design, n, l, rec));
-        let mut terms = vec![Expr::red(UnOp::RedAnd, id("seg_ready")), id("comp_idle").not()];
+        let mut terms = vec![id("comp_idle").not()];
         if gt.is_none() {
             terms.insert(0, id("tx_ready"));
         }
-        it.push(Item::assign(id("lanes_take"), all(terms)));
+        it.push(Item::assign(id("slot"), all(terms)));
     } else {
-        it.push(Item::assign(id("lanes_take"), Expr::and(id("tx_ready"), Expr::red(UnOp::RedAnd, id("seg_ready")))));
+        it.push(Item::assign(id("slot"), id("tx_ready")));
     }
+    it.push(Item::assign(id("lane_take"), Expr::and(id("seg_ready"), every_lane(id("slot")))));
     let segs = cat((0..l).rev().map(|j| id(&lane("seg_raw", j))).collect());
-    let txs = crate::hw::skid::skid(&mut it, "txs", l * r, id("txg_valid"), segs, id("lanes_take"));
-    it.push(Item::assign(id("txg_ready"), id(&txs.in_ready)));
-    it.push(Item::assign(id("go"), Expr::and(id("lanes_take"), id(&txs.valid))));
+    // The lanes' segments: the TX skid buffer's group, or each lane's skid buffer's segment.
+    let mut offered: Vec<(Expr, String)> = Vec::new();
+    if per_lane {
+        it.push(Item::wire("lanes_room", 1, "every lane's skid buffer has room (registered readies)"));
+        let txs = crate::hw::skid::skid(&mut it, "txs", l * r, id("txg_valid"), segs, id("lanes_room"));
+        it.push(Item::assign(id("txg_ready"), id(&txs.in_ready)));
+        let mut rooms = Vec::new();
+        for j in 0..l {
+            let hand = Expr::and(id(&txs.valid), id("lanes_room"));
+            let b = crate::hw::skid::skid(&mut it, &lane("ltx", j), r, hand, Expr::slice(&txs.data, (j + 1) * r - 1, j * r), bit_of("lane_take", l, j));
+            rooms.push(id(&b.in_ready));
+            offered.push((id(&b.data), b.valid));
+        }
+        it.push(Item::assign(id("lanes_room"), all(rooms)));
+    } else {
+        let txs = crate::hw::skid::skid(&mut it, "txs", l * r, id("txg_valid"), segs, id("lane_take"));
+        it.push(Item::assign(id("txg_ready"), id(&txs.in_ready)));
+        offered.push((id(&txs.data), txs.valid));
+    }
+    // A lane's seg_take leaves out the terms of its seg_ready the lane checks itself (Normal, no
+    // flow-control frame due): the two-level seg_ready does not sit in front of the lane's
+    // stage-1 logic. The far end's pause is the one term the lane does not check.
+    let go: Vec<Expr> = offered.iter().enumerate().map(|(j, (_, v))| all(vec![id("slot"), id(&lane("rfc", j as u32)).not(), id(v)])).collect();
+    let go = Item::assign(id("go"), if l == 1 { go[0].clone() } else { cat(go.into_iter().rev().collect()) });
 
+    // Lane j's head as the group assembly sees it (data, valid).
+    let mut heads: Vec<(String, String)> = Vec::new();
     for j in 0..l {
         it.push(Item::comment(&format!("Lane {j}: transmitter, receiver, flow-control buffer.")));
         for (name, w) in [
@@ -180,8 +221,8 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names, rec: Option<&Recovered
                 ("remote_fc", id(&lane("rfc", j))),
                 ("fc_high", id(&lane("fc_high", j))),
                 ("fc_low", id(&lane("fc_low", j))),
-                ("seg_take", id("go")),
-                ("seg_raw", Expr::slice(&txs.data, (j + 1) * r - 1, j * r)),
+                ("seg_take", bit_of("go", l, j)),
+                ("seg_raw", offered[j as usize].0.clone()),
                 ("seg_ready", bit_of("seg_ready", l, j)),
                 ("state", id(&lane("tx_state", j))),
                 ("retrans_start", id(&lane("retrans_start", j))),
@@ -212,6 +253,16 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names, rec: Option<&Recovered
             conns.extend(rx_outs);
             it.push(clocked_instance(&n.rx, &format!("u_rx{j}"), design.reset, conns));
         }
+        // More lanes: the head passes through the lane's skid buffer, which the group assembly
+        // pops; the flow-control buffer pops on its registered ready.
+        let fifo_pop = if per_lane {
+            let b = crate::hw::skid::skid(&mut it, &lane("lrx", j), r, id(&lane("head_valid", j)), id(&lane("head", j)), id(&lane("pop", j)));
+            heads.push((b.data, b.valid));
+            id(&b.in_ready)
+        } else {
+            heads.push((lane("head", j), lane("head_valid", j)));
+            id(&lane("pop", j))
+        };
         it.push(clocked_instance(
             &n.fifo,
             &format!("u_fifo{j}"),
@@ -219,7 +270,7 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names, rec: Option<&Recovered
             vec![
                 ("push", id(&lane("rx_out_valid", j))),
                 ("din", id(&lane("rx_out_raw", j))),
-                ("pop", id(&lane("pop", j))),
+                ("pop", fifo_pop),
                 ("dout", id(&lane("head", j))),
                 ("dout_valid", id(&lane("head_valid", j))),
                 ("high", id(&lane("fc_high", j))),
@@ -228,15 +279,17 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names, rec: Option<&Recovered
         ));
     }
 
+    // After the lanes: go reads their remote_fc flags.
+    it.push(go);
     it.push(Item::comment("RX: a group is lanes 0..j with a head each, lane j ending the packet or being the last lane; the next packet starts at lane 0."));
     let mut keeps = Vec::new();
     let mut datas = Vec::new();
     let mut lasts = Vec::new();
     let mut eops = Vec::new();
     for j in 0..l {
-        let head = lane("head", j);
+        let (head, hv) = heads[j as usize].clone();
         let pre = if j == 0 { Expr::one() } else { id(&lane("pre", j)) };
-        let hv = id(&lane("head_valid", j));
+        let hv = id(&hv);
         let eop = Expr::bit(&head, 1);
         wire(&mut it, &lane("in_grp", j), 1, "lane j belongs to the group at the heads", Expr::and(pre.clone(), hv.clone()));
         if j + 1 < l {
@@ -327,17 +380,24 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names, rec: Option<&Recovered
             super::codec::LAYOUT_NOTE.into(),
             super::codec::CODES_NOTE.into(),
             super::codec::CRC_NOTE.into(),
-            "Channel bonding: the TX gearbox cuts the user stream into groups of lanes x S bytes that never span two packets; a group leaves in one frame slot, payload j on lane j, only when every lane takes user data in that slot (lock step). Empty upper lanes of a packet's last group send fillers, which receivers do not buffer. At the receiver each lane's flow-control buffer absorbs the lane skew; a group is lanes 0..j with heads, lane j ending the packet or being the last lane, and the next packet starts at lane 0 again.".to_string(),
+            "Channel bonding: the TX gearbox cuts the user stream into groups of lanes x S bytes that never span two packets; payload j goes out on lane j. Empty upper lanes of a packet's last group send fillers, which receivers do not buffer. At the receiver each lane's flow-control buffer absorbs the lane skew; a group is lanes 0..j with heads, lane j ending the packet or being the last lane, and the next packet starts at lane 0 again.".to_string(),
     ];
+    if per_lane {
+        notes.push("Dispatch with more than one lane: each lane has a skid buffer of its own on the TX side (the group's skid buffer hands a group to all of them at once when each has room) and on the RX side (between its flow-control buffer, which pops on the skid buffer's registered ready, and the group assembly, which reads registered heads), so no register sees an AND over the lanes' slot state. Each lane takes its segment in its own next slot that carries user data: when no lane stalls, a group leaves in one slot on every lane; a lane held by recovery or flow control lets the others run up to two groups ahead, which the receivers' flow-control buffers absorb like any lane skew.".to_string());
+    }
     match rec {
         None => notes.extend([
-            "Latency (no errors, tx_ready high, lanes idle): an s_axis beat accepted at one edge is in tx_frame three edges later (TX gearbox, the TX skid buffer's register, the lane's two stages); from the first s_axis beat of a packet to its first m_axis beat through a zero-delay cable is 12 cycles (110 ns at the 109.4 MHz frame clock of 256-bit frames at 28 Gb/s), plus the cable. The two skid buffers (TX and RX glue) add one cycle each and keep one group per cycle.".to_string(),
+            if per_lane {
+                "Latency (no errors, tx_ready high, lanes idle): an s_axis beat accepted at one edge is in tx_frame four edges later (TX gearbox, the TX skid buffer's register, the lane's skid buffer, the lane's two stages); from the first s_axis beat of a packet to its first m_axis beat through a zero-delay cable is 14 cycles, plus the cable. The four skid buffers on the path (group and lane, TX and RX) add one cycle each and keep one group per cycle.".to_string()
+            } else {
+                "Latency (no errors, tx_ready high, lanes idle): an s_axis beat accepted at one edge is in tx_frame three edges later (TX gearbox, the TX skid buffer's register, the lane's two stages); from the first s_axis beat of a packet to its first m_axis beat through a zero-delay cable is 12 cycles (110 ns at the 109.4 MHz frame clock of 256-bit frames at 28 Gb/s), plus the cable. The two skid buffers (TX and RX glue) add one cycle each and keep one group per cycle.".to_string()
+            },
             format!("Status counters are {cb}-bit and saturate at 2^{cb}-1; each counts a lane event one edge after the event (the events are registered first): frame_errors counts frames failing verification while the lane was in sync and in step (a detected error that starts a recovery; frames failing during the recovery are not counted), retransmissions counts procedures (of 2.5*2^n frames) started, pause_events counts lanes leaving data transfer for Send Pause (local loss of sync) or Pause (the far end's)."),
             "One clock here (clocking = \"single\"): rx_frame is taken in the clk domain, as from a transceiver whose RX data is already moved to the TX clock. With clocking = \"recovered\" the same node takes each lane on its recovered clock rx_clk[j]: that lane's receiver runs there and an asynchronous FIFO of the CDC kit carries its delivered raw regions and event flags into clk, and clock compensation on a free-running clock pauses the TX controller for each cycle the local clock gains over the far end's.".to_string(),
         ]),
         Some(rec) => {
             notes.push(format!("Status counters are {cb}-bit and saturate at 2^{cb}-1; each counts a lane event one edge after the event (the events are registered first): frame_errors counts frames failing verification while the lane was in sync and in step (a detected error that starts a recovery; frames failing during the recovery are not counted), retransmissions counts procedures (of 2.5*2^n frames) started, pause_events counts lanes leaving data transfer for Send Pause (local loss of sync) or Pause (the far end's)."));
-            notes.extend(recovered_notes(n, rec));
+            notes.extend(recovered_notes(n, rec, if per_lane { "four" } else { "three" }));
         }
     }
     if let Some(t) = temporal {
@@ -508,10 +568,11 @@ fn lane_aligner(design: &DesignInfo, n: &Names, l: u32, j: u32, w: u32, frame: E
     )
 }
 
-fn recovered_notes(n: &Names, rec: &Recovered) -> Vec<String> {
+/// `tx_edges`: the edges from an accepted s_axis beat to tx_frame, in words.
+fn recovered_notes(n: &Names, rec: &Recovered, tx_edges: &str) -> Vec<String> {
     let mut v = vec![
         format!("Clocks: clk (TX controller, TX gearbox, flow-control buffers, RX group assembly, RX gearbox, status); rx_clk[j] (lane j's {}receiver: verification, descrambler, Listing 1 counters, control and flow-control monitors, in {}){}{}. Every crossing is inside {}{}: the CDC kit's Gray-pointer FIFO and synchronizers, nothing else.", if rec.gt_bits.is_some() { "Lane Aligner and " } else { "" }, n.rxcdc, if rec.gt_bits.is_some() { "; tx_fast_clk (the GT width converters, related to clk)" } else { "" }, if rec.compensation { "; free_clk (the compensation's comparison)" } else { "" }, n.rxcdc, if rec.compensation { format!(" and {}", n.comp) } else { String::new() }),
-        format!("Receive path: each lane's receiver writes one entry per frame that delivers data, pulses an error or changes a flag into its {}-entry CDC FIFO ({}), which clk drains one entry per cycle into the lane's flow-control buffer and flags. Latency from rx_frame to the flow-control buffer: 1 rx_clk cycle + 2 clk cycles more than with one clock, plus the wait for the first clk edge after the FIFO write (up to one clk cycle; one clk cycle more when an rx_clk edge falls in a synchronizer's sampling window); the TX path is unchanged (an s_axis beat accepted at one edge is in tx_frame three edges later).", crate::blocks::rifl::model::rxcdc::CDC_DEPTH, n.cdc),
+        format!("Receive path: each lane's receiver writes one entry per frame that delivers data, pulses an error or changes a flag into its {}-entry CDC FIFO ({}), which clk drains one entry per cycle into the lane's flow-control buffer and flags. Latency from rx_frame to the flow-control buffer: 1 rx_clk cycle + 2 clk cycles more than with one clock, plus the wait for the first clk edge after the FIFO write (up to one clk cycle; one clk cycle more when an rx_clk edge falls in a synchronizer's sampling window); the TX path is unchanged (an s_axis beat accepted at one edge is in tx_frame {tx_edges} edges later).", crate::blocks::rifl::model::rxcdc::CDC_DEPTH, n.cdc),
         "Resets: rst (or rst_n) resets the clk domain, rx_rst[j] lane j's receiver and the write side of its CDC FIFO, free_rst the compensation's free domain, tx_fast_rst (with gt_bits) the fast TX domain: assert them together (each for at least one edge of its clock with the synchronous reset), release in any order.".into(),
     ];
     if let Some(w) = rec.gt_bits {

@@ -34,7 +34,7 @@ pub fn module(p: &Params, design: &DesignInfo, n: &Names) -> GeneratedModule {
         Port::input("remote_fc", 1, "local RX: the far end sent a flow-control pause"),
         Port::input("fc_high", 1, "local flow-control buffer above its ON threshold"),
         Port::input("fc_low", 1, "local flow-control buffer below its OFF threshold"),
-        Port::input("seg_take", 1, "the top hands seg_raw to this lane at this edge (implies en and seg_ready of every lane)"),
+        Port::input("seg_take", 1, "the top hands seg_raw to this lane at this edge (with en, the far end not pausing); taken in Normal with no flow-control frame due"),
         Port::input("seg_raw", r, "user segment {payload, meta}"),
         Port::output("seg_ready", 1, "this slot would carry a user segment (Normal, no flow-control frame due, far end not paused)"),
         Port::output("state", 3, "TX state: 0 Init, 1 Send Pause, 2 Pause, 3 Retrans, 4 Send Retrans, 5 Normal"),

@@ -688,8 +688,8 @@ pipeline = 2
 "#;
 
 /// One bit of the CRC-16's first stage miswired: its first partial parity also reads input bit 0.
-const PIPE_STAGE_BIT: &str = "crc_s1_r0[0] <= ^(feed[5:0] & 6'h18);";
-const PIPE_STAGE_BIT_MUTANT: &str = "crc_s1_r0[0] <= ^(feed[5:0] & 6'h19);";
+const PIPE_STAGE_BIT: &str = "crc_s1_r0[0] <= ^(data[5:0] & 6'h18);";
+const PIPE_STAGE_BIT_MUTANT: &str = "crc_s1_r0[0] <= ^(data[5:0] & 6'h19);";
 
 
 /// A small streaming RS code: GF(2^4), 4 check symbols, 8 message symbols, 3 symbols per beat

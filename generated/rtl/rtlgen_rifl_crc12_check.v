@@ -37,26 +37,24 @@ module rtlgen_rifl_crc12_check (
     output wire         ok,        // 1 iff crc_in equals the CRC of data (with seq)
     output wire         out_valid  // ok valid; in_valid delayed by the latency
 );
-    wire [259:0] check_feed; // {crc_in, seq, data}
-    assign check_feed = {crc_in, data};
 
     // syndrome = M·{seq, data} ^ c ^ crc_in: registered partial parities of masked column groups.
 
     // stage 1: output register
     reg [11:0] syndrome_q; // output register of the network
     always @(posedge clk) begin
-        syndrome_q[0] <= ^(check_feed & 260'h001fff9c3670e905fbc651906c3613208aed3c55a9c25980e9663249476a680fb);
-        syndrome_q[1] <= ^(check_feed & 260'h002010a44a812b0e0c4ae2b0a45a25618f2744eefa46ea813baa46cbc9bea810c);
-        syndrome_q[2] <= ^(check_feed & 260'h004fded4b372bf09e35384e1249259f384a3a5984d5f8c829e22afdec417383e2);
-        syndrome_q[3] <= ^(check_feed & 260'h00805225409587062d7158522512b0c793aa7775237d4095d5236de4df540863e);
-        syndrome_q[4] <= ^(check_feed & 260'h0100a44a812b0e0c4ae2b0a45a25618f2744eefa46ea813baa46cbc9bea810c7d);
-        syndrome_q[5] <= ^(check_feed & 260'h0201488502560c1895d57148a44ad30e4e99cde49dd50277449d97837d50319fa);
-        syndrome_q[6] <= ^(check_feed & 260'h0402810a14ac08213bbae2814895a61c8d339bd93baa14ee892b2f16eaa0732f4);
-        syndrome_q[7] <= ^(check_feed & 260'h08050204295800527765d512812b5c290a7737a2775439dd02565e3dd540f64e8);
-        syndrome_q[8] <= ^(check_feed & 260'h100a040842a010b4eecbaa250246a85214fe7f44eea863aa14bcac6bba91ec8d0);
-        syndrome_q[9] <= ^(check_feed & 260'h2004081085502169cd87545a148d40a439ecee99dd40d754297948d77533d90a1);
-        syndrome_q[10] <= ^(check_feed & 260'h400800211aa042c38b1eb8a4291a815863c9dd33ba91bea842e291befa67a2043);
-        syndrome_q[11] <= ^(check_feed & 260'h800fffce13307c82fdeb20c83e1301904d7e9622dce124c07cb31124a3b53c07d);
+        syndrome_q[0] <= ^({crc_in, data} & 260'h001fff9c3670e905fbc651906c3613208aed3c55a9c25980e9663249476a680fb);
+        syndrome_q[1] <= ^({crc_in, data} & 260'h002010a44a812b0e0c4ae2b0a45a25618f2744eefa46ea813baa46cbc9bea810c);
+        syndrome_q[2] <= ^({crc_in, data} & 260'h004fded4b372bf09e35384e1249259f384a3a5984d5f8c829e22afdec417383e2);
+        syndrome_q[3] <= ^({crc_in, data} & 260'h00805225409587062d7158522512b0c793aa7775237d4095d5236de4df540863e);
+        syndrome_q[4] <= ^({crc_in, data} & 260'h0100a44a812b0e0c4ae2b0a45a25618f2744eefa46ea813baa46cbc9bea810c7d);
+        syndrome_q[5] <= ^({crc_in, data} & 260'h0201488502560c1895d57148a44ad30e4e99cde49dd50277449d97837d50319fa);
+        syndrome_q[6] <= ^({crc_in, data} & 260'h0402810a14ac08213bbae2814895a61c8d339bd93baa14ee892b2f16eaa0732f4);
+        syndrome_q[7] <= ^({crc_in, data} & 260'h08050204295800527765d512812b5c290a7737a2775439dd02565e3dd540f64e8);
+        syndrome_q[8] <= ^({crc_in, data} & 260'h100a040842a010b4eecbaa250246a85214fe7f44eea863aa14bcac6bba91ec8d0);
+        syndrome_q[9] <= ^({crc_in, data} & 260'h2004081085502169cd87545a148d40a439ecee99dd40d754297948d77533d90a1);
+        syndrome_q[10] <= ^({crc_in, data} & 260'h400800211aa042c38b1eb8a4291a815863c9dd33ba91bea842e291befa67a2043);
+        syndrome_q[11] <= ^({crc_in, data} & 260'h800fffce13307c82fdeb20c83e1301904d7e9622dce124c07cb31124a3b53c07d);
     end
     assign ok = ~|syndrome_q;
     reg valid_pipe; // valid flag of each pipeline stage

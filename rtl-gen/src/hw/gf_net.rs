@@ -11,7 +11,7 @@
 //! `^(A_r & b)`, an AND-XOR of 2m signals, where [`Term::Prod`] folds m² partial products.
 
 use super::verilog::{Expr, Item};
-use super::xor_net::{self, XorNet, XorStyle};
+use super::xor_net::{self, Columns, XorNet, XorStyle};
 use crate::math::gf2::{AffineMap, BitMatrix, BitVec};
 use crate::math::gf2m::{AffineMasks, Gf2m};
 
@@ -176,7 +176,7 @@ pub fn emit_sum(items: &mut Vec<Item>, field: &Gf2m, out: &str, terms: &[Term], 
         items.push(Item::assign(Expr::id(&feed), Expr::Concat(parts)));
         feed
     };
-    xor_net::emit(items, &XorNet { name: tmp, input: &input, map: &map, style: XorStyle::Masked }, out, 0);
+    xor_net::emit(items, &XorNet { name: tmp, input: Columns::One(&input), map: &map, style: XorStyle::Masked }, out, 0);
 }
 
 /// Declares `out`, the multiplication matrix of the variable m-bit wire `a`, for
@@ -190,7 +190,7 @@ pub fn emit_mul_matrix(items: &mut Vec<Item>, field: &Gf2m, a: &str, out: &str, 
     let rows = (0..m * m).map(|bit| BitVec::from_u128(m, columns[bit % m][bit / m].into())).collect();
     let map = AffineMap { matrix: BitMatrix::from_rows(m, rows), constant: BitVec::zeros(m * m) };
     items.push(Item::wire(out, (m * m) as u32, doc));
-    xor_net::emit(items, &XorNet { name: out, input: a, map: &map, style: XorStyle::Masked }, out, 0);
+    xor_net::emit(items, &XorNet { name: out, input: Columns::One(a), map: &map, style: XorStyle::Masked }, out, 0);
 }
 
 /// An addition chain for the Itoh–Tsujii inverse: steps (j, k) meaning β_(j+k) = β_j^(2^k)·β_k

@@ -52,16 +52,85 @@ impl XorStyle {
     }
 }
 
-/// An affine map to emit: `out = M·in ⊕ c` where `in` is a vector expression `input_width` wide.
+/// The input columns of a network: named vectors (ports or wires) laid end to end, the first
+/// part holding columns `0..`, the next the columns after it, and so on.
+///
+/// A network over several sources (a CRC over `{seq, data}`, a checker over
+/// `{crc_in, seq, data}`) reads each column straight from its source rather than from one
+/// concatenated wire: where the module is inlined into a parent that ties `seq` to a constant
+/// and drives `data` from a wide expression, Verilator 5.006 substitutes the concatenation into
+/// every column read and builds a wide temporary per column (the RXL endpoint's 1,946-column
+/// CRC: 66 s and 15 GB to elaborate; reading the ports, 9 s and 0.3 GB).
+#[derive(Debug, Clone, Copy)]
+pub enum Columns<'a> {
+    /// Every column in one named vector (as wide as the map has inputs).
+    One(&'a str),
+    /// (name, width) of each part, the lowest columns first; a part of width 0 is skipped.
+    Parts(&'a [(&'a str, usize)]),
+}
+
+/// An affine map to emit: `out = M·in ⊕ c` over the input columns `in`.
 pub struct XorNet<'a> {
     /// Prefix of the internal register names.
     pub name: &'a str,
-    /// A named vector (wire or port) holding all input columns.
-    pub input: &'a str,
+    /// Where the input columns come from.
+    pub input: Columns<'a>,
     pub map: &'a AffineMap,
     /// Applies to combinational networks (`stages == 0`); pipelined ones register partial
     /// parities of masked groups.
     pub style: XorStyle,
+}
+
+impl XorNet<'_> {
+    /// (name, width) of each input part, the lowest columns first.
+    fn parts(&self) -> Vec<(&str, usize)> {
+        match self.input {
+            Columns::One(name) => vec![(name, self.map.inputs())],
+            Columns::Parts(parts) => parts.iter().copied().filter(|p| p.1 > 0).collect(),
+        }
+    }
+
+    /// Input column `k`: a bit-select of its part (the part itself when it is one bit wide).
+    fn column(&self, k: usize) -> Expr {
+        let mut lo = 0;
+        for (name, w) in self.parts() {
+            if k < lo + w {
+                return vector_bit(name, w, k - lo);
+            }
+            lo += w;
+        }
+        panic!("column {k} beyond the {} input columns of {}", self.map.inputs(), self.name)
+    }
+
+    /// Input columns `lo..=hi`: a select of each part they cover, the highest part first.
+    fn columns(&self, hi: usize, lo: usize) -> Expr {
+        let mut pieces = Vec::new();
+        let mut base = 0;
+        for (name, w) in self.parts() {
+            let (from, to) = (lo.max(base), hi.min(base + w - 1));
+            if from <= to {
+                pieces.push(if from == base && to == base + w - 1 {
+                    Expr::id(name)
+                } else if from == to {
+                    Expr::bit(name, (from - base) as u32)
+                } else {
+                    Expr::slice(name, (to - base) as u32, (from - base) as u32)
+                });
+            }
+            base += w;
+        }
+        pieces.reverse();
+        if pieces.len() == 1 {
+            pieces.pop().expect("one piece")
+        } else {
+            Expr::Concat(pieces)
+        }
+    }
+
+    /// Every input column as one vector expression.
+    fn all_columns(&self) -> Expr {
+        self.columns(self.map.inputs() - 1, 0)
+    }
 }
 
 /// Emit the network driving the existing wire or output port `out`. `stages` = 0 is
@@ -76,7 +145,7 @@ pub fn emit(items: &mut Vec<Item>, net: &XorNet, out: &str, stages: u32) {
         for r in 0..rows {
             let (mask, invert) = (net.map.matrix.row(r), net.map.constant.get(r));
             let rhs = match net.style {
-                XorStyle::Masked => final_parity(Expr::id(net.input), mask, invert),
+                XorStyle::Masked => final_parity(net.all_columns(), mask, invert),
                 XorStyle::Lut6Tree => lut6_tree(items, net, r),
                 XorStyle::Lut6Shared { .. } => unreachable!("planned as one network above"),
             };
@@ -91,7 +160,7 @@ pub fn emit(items: &mut Vec<Item>, net: &XorNet, out: &str, stages: u32) {
         items.push(Item::comment(&format!("stage {stage}: registered partial parities over groups of up to {fan_in} columns")));
         let mut body = Vec::new();
         for (r, lv) in level.iter_mut().enumerate() {
-            let parts = lv.partials(net.input, fan_in);
+            let parts = lv.partials(net, fan_in);
             if parts.is_empty() {
                 *lv = Level::Empty;
                 continue;
@@ -115,7 +184,7 @@ pub fn emit(items: &mut Vec<Item>, net: &XorNet, out: &str, stages: u32) {
         .map(|(r, lv)| {
             let invert = net.map.constant.get(r);
             let rhs = match lv {
-                Level::Input(mask) => final_parity(Expr::id(net.input), mask, invert),
+                Level::Input(mask) => final_parity(net.all_columns(), mask, invert),
                 Level::Partials(reg, 1) => if invert { Expr::id(reg).not() } else { Expr::id(reg) },
                 Level::Partials(reg, _) => Expr::red(if invert { UnOp::RedXnor } else { UnOp::RedXor }, Expr::id(reg)),
                 Level::Empty => Expr::dec(1, invert as u64),
@@ -133,17 +202,11 @@ pub fn emit(items: &mut Vec<Item>, net: &XorNet, out: &str, stages: u32) {
 /// `data`, `seq` (when `seq_bits` > 0), `crc_in`, `ok` and, pipelined, `in_valid`/`out_valid`.
 pub fn emit_crc_checker(items: &mut Vec<Item>, crc: &AffineMap, data_bits: u32, seq_bits: u32, style: XorStyle, stages: u32, how: &str) {
     let w = crc.outputs();
-    items.push(Item::wire("check_feed", data_bits + seq_bits + w as u32, "{crc_in, seq, data}"));
-    let mut parts = vec![Expr::id("crc_in")];
-    if seq_bits > 0 {
-        parts.push(Expr::id("seq"));
-    }
-    parts.push(Expr::id("data"));
-    items.push(Item::assign(Expr::id("check_feed"), Expr::Concat(parts)));
     let map = AffineMap { matrix: crc.matrix.hconcat(&BitMatrix::identity(w)), constant: crc.constant.clone() };
     items.push(Item::wire("syndrome", w as u32, "CRC(data, seq) ^ crc_in: zero iff the flit checks"));
     items.push(Item::comment(how));
-    emit(items, &XorNet { name: "syndrome", input: "check_feed", map: &map, style }, "syndrome", stages);
+    let parts = [("data", data_bits as usize), ("seq", seq_bits as usize), ("crc_in", w)];
+    emit(items, &XorNet { name: "syndrome", input: Columns::Parts(&parts), map: &map, style }, "syndrome", stages);
     items.push(Item::assign(Expr::id("ok"), Expr::red(UnOp::RedNor, Expr::id("syndrome"))));
     if stages > 0 {
         emit_valid_pipe(items, "valid_pipe", "in_valid", "out_valid", stages);
@@ -174,7 +237,7 @@ enum Level {
 
 impl Level {
     /// The parities of consecutive groups of `fan_in` columns this row depends on.
-    fn partials(&self, input: &str, fan_in: usize) -> Vec<Expr> {
+    fn partials(&self, net: &XorNet, fan_in: usize) -> Vec<Expr> {
         match self {
             Level::Input(mask) => (0..mask.len())
                 .step_by(fan_in)
@@ -184,8 +247,7 @@ impl Level {
                     if part.is_zero() {
                         return None;
                     }
-                    let of = if mask.len() == 1 { Expr::id(input) } else { Expr::slice(input, (lo + len - 1) as u32, lo as u32) };
-                    Some(Expr::parity(of, part, false))
+                    Some(Expr::parity(net.columns(lo + len - 1, lo), part, false))
                 })
                 .collect(),
             Level::Partials(reg, width) => (0..*width)
@@ -213,8 +275,7 @@ impl Level {
 fn lut6_tree(items: &mut Vec<Item>, net: &XorNet, r: usize) -> Expr {
     const FAN_IN: usize = 6;
     let mask = net.map.matrix.row(r);
-    let width = mask.len();
-    let mut terms: Vec<Expr> = mask.iter_ones().map(|k| if width == 1 { Expr::id(net.input) } else { Expr::bit(net.input, k as u32) }).collect();
+    let mut terms: Vec<Expr> = mask.iter_ones().map(|k| net.column(k)).collect();
     if terms.is_empty() {
         return Expr::dec(1, net.map.constant.get(r) as u64);
     }
@@ -262,7 +323,6 @@ fn lut6_tree(items: &mut Vec<Item>, net: &XorNet, r: usize) -> Expr {
 /// quadratic time (a CRC-64 over 1,936 bits: minutes; through the scalar columns: seconds).
 fn shared_network(items: &mut Vec<Item>, net: &XorNet, window: usize, out: &str) {
     let plan = XorPlan::windowed(&net.map.matrix, window);
-    let input_width = net.map.inputs();
     let node_name = |level: usize, index: usize| format!("{}_n{level}_{index}", net.name);
     let column_name = |k: usize| format!("{}_x{k}", net.name);
     let expr = |t: &Term| match *t {
@@ -274,7 +334,7 @@ fn shared_network(items: &mut Vec<Item>, net: &XorNet, window: usize, out: &str)
     columns.dedup();
     items.push(Item::comment(&format!("the {} input columns the network reads, one wire each", columns.len())));
     items.extend(columns.iter().map(|&k| Item::wire(&column_name(k), 1, "")));
-    items.extend(columns.iter().map(|&k| Item::assign(Expr::id(&column_name(k)), vector_bit(net.input, input_width, k))));
+    items.extend(columns.iter().map(|&k| Item::assign(Expr::id(&column_name(k)), net.column(k))));
     for (l, nodes) in plan.levels.iter().enumerate() {
         if nodes.is_empty() {
             continue;

@@ -3,8 +3,8 @@
 use super::CrcBlock;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::info::DesignInfo;
-use crate::hw::verilog::{Expr, Item, Module, Port};
-use crate::hw::xor_net::{self, XorNet};
+use crate::hw::verilog::{Item, Module, Port};
+use crate::hw::xor_net::{self, Columns, XorNet};
 
 /// Ports shared by both modules: clock, reset and in_valid when pipelined, data, seq.
 fn input_ports(b: &CrcBlock, design: &DesignInfo, seq_doc: &str) -> Vec<Port> {
@@ -20,16 +20,10 @@ fn input_ports(b: &CrcBlock, design: &DesignInfo, seq_doc: &str) -> Vec<Port> {
     ports
 }
 
-/// The network input: `data`, or `{seq, data}` with the sequence number as extra columns so it
+/// The network's input columns: `data`, then the sequence number as extra columns (ISN) so it
 /// costs fan-in, not an extra XOR level.
-fn feed(b: &CrcBlock, items: &mut Vec<Item>) -> &'static str {
-    if b.seq_bits == 0 {
-        return "data";
-    }
-    items.push(Item::comment("ISN: seq is XORed into data[seq_bits-1:0]; it enters the XOR network as extra columns."));
-    items.push(Item::wire("feed", b.data_bits + b.seq_bits, "{seq, data}"));
-    items.push(Item::assign(Expr::id("feed"), Expr::Concat(vec![Expr::id("seq"), Expr::id("data")])));
-    "feed"
+fn columns(b: &CrcBlock) -> [(&'static str, usize); 2] {
+    [("data", b.data_bits as usize), ("seq", b.seq_bits as usize)]
 }
 
 fn reset_of(b: &CrcBlock, design: &DesignInfo) -> Option<crate::info::ResetStyle> {
@@ -55,10 +49,12 @@ pub fn generator(b: &CrcBlock, design: &DesignInfo, name: &str) -> GeneratedModu
         ports.push(Port::output("out_valid", 1, "crc valid; in_valid delayed by the latency"));
     }
     let mut items = Vec::new();
-    let input = feed(b, &mut items);
     let map = b.algorithm.affine(b.data_bits as usize, b.seq_bits as usize);
+    // ISN: seq is XORed into data[seq_bits-1:0]; it enters the network as extra columns.
+    let input = if b.seq_bits > 0 { "{seq, data} (ISN: seq enters as extra columns)" } else { "data" };
     items.push(Item::comment(&format!("crc = M·{input} ^ c over GF(2) (inverted where c is 1): {}.", b.network.how(b.pipeline))));
-    xor_net::emit(&mut items, &XorNet { name: "crc", input, map: &map, style: b.network }, "crc", b.pipeline);
+    let parts = columns(b);
+    xor_net::emit(&mut items, &XorNet { name: "crc", input: Columns::Parts(&parts), map: &map, style: b.network }, "crc", b.pipeline);
     if b.pipeline > 0 {
         xor_net::emit_valid_pipe(&mut items, "valid_pipe", "in_valid", "out_valid", b.pipeline);
     }

@@ -4,7 +4,7 @@ use super::CrcStreamBlock;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::info::DesignInfo;
 use crate::hw::verilog::{Expr, Item, Module, Port, Stmt};
-use crate::hw::xor_net::{self, XorNet, XorStyle};
+use crate::hw::xor_net::{self, Columns, XorNet, XorStyle};
 use crate::math::gf2::{AffineMap, BitMatrix, BitVec};
 
 /// Register-domain matrices: `next = A·state ⊕ B·beat` (beat columns in Verilog bit order).
@@ -76,7 +76,7 @@ pub fn module(b: &CrcStreamBlock, design: &DesignInfo, name: &str) -> GeneratedM
     items.push(Item::wire("feed", 8 * wb + w, "{beat, state_in}"));
     items.push(Item::assign(Expr::id("feed"), Expr::Concat(vec![Expr::id("beat"), Expr::id("state_in")])));
     items.push(Item::wire("state_next", w, "register after this beat"));
-    xor_net::emit(&mut items, &XorNet { name: "loop", input: "feed", map: &loop_map(b), style: XorStyle::SHARED }, "state_next", 0);
+    xor_net::emit(&mut items, &XorNet { name: "loop", input: Columns::One("feed"), map: &loop_map(b), style: XorStyle::SHARED }, "state_next", 0);
     let accept_last = Expr::and(Expr::id("in_valid"), Expr::id("in_last"));
     items.push(Item::AlwaysFf {
         reset: Some(vec![Stmt::set(Expr::id("state"), Expr::id("INIT"))]),

@@ -6,8 +6,8 @@ use super::RsCrcBlock;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::info::DesignInfo;
 use crate::hw::gf_net::affine_of_masks;
-use crate::hw::verilog::{Expr, Item, Module, Port};
-use crate::hw::xor_net::{self, XorNet, XorStyle};
+use crate::hw::verilog::{Item, Module, Port};
+use crate::hw::xor_net::{self, Columns, XorNet, XorStyle};
 use crate::math::gf2::AffineMap;
 
 fn input_ports(b: &RsCrcBlock, design: &DesignInfo, seq_doc: &str) -> Vec<Port> {
@@ -24,18 +24,10 @@ fn input_ports(b: &RsCrcBlock, design: &DesignInfo, seq_doc: &str) -> Vec<Port> 
 }
 
 /// The network input: `data`, or `{seq, data}` (the model's column order: data bits, then seq).
-fn feed(b: &RsCrcBlock, items: &mut Vec<Item>, name: &str) -> String {
-    let mut parts = vec![Expr::id("data")];
-    if b.seq_bits > 0 {
-        items.push(Item::comment("ISN: seq is XORed into data[seq_bits-1:0]; it enters the XOR network as extra columns."));
-        parts.insert(0, Expr::id("seq"));
-    }
-    if parts.len() == 1 {
-        return "data".into();
-    }
-    items.push(Item::wire(name, b.data_bits() + b.seq_bits, "{seq, data}"));
-    items.push(Item::assign(Expr::id(name), Expr::Concat(parts)));
-    name.into()
+/// The network's input columns: `data`, then the sequence number as extra columns (ISN) so it
+/// costs fan-in, not an extra XOR level.
+fn columns(b: &RsCrcBlock) -> [(&'static str, usize); 2] {
+    [("data", b.data_bits() as usize), ("seq", b.seq_bits as usize)]
 }
 
 fn reset_of(b: &RsCrcBlock, design: &DesignInfo) -> Option<crate::info::ResetStyle> {
@@ -110,10 +102,12 @@ pub fn generator(b: &RsCrcBlock, model: &RsCrc, design: &DesignInfo, name: &str)
         ports.push(Port::output("out_valid", 1, "crc valid; in_valid delayed by the latency"));
     }
     let mut items = Vec::new();
-    let input = feed(b, &mut items, "feed");
     let map = crc_map(model);
+    // ISN: seq is XORed into data[seq_bits-1:0]; it enters the network as extra columns.
+    let input = if b.seq_bits > 0 { "{seq, data} (ISN: seq enters as extra columns)" } else { "data" };
     items.push(Item::comment(&format!("crc = M·{input} over GF(2): {}.", XorStyle::SHARED.how(b.pipeline))));
-    xor_net::emit(&mut items, &XorNet { name: "crc", input: &input, map: &map, style: XorStyle::SHARED }, "crc", b.pipeline);
+    let parts = columns(b);
+    xor_net::emit(&mut items, &XorNet { name: "crc", input: Columns::Parts(&parts), map: &map, style: XorStyle::SHARED }, "crc", b.pipeline);
     if b.pipeline > 0 {
         xor_net::emit_valid_pipe(&mut items, "valid_pipe", "in_valid", "out_valid", b.pipeline);
     }

@@ -10,7 +10,7 @@ use super::{Ctx, OPCODES};
 use crate::hw::build::{add, all, and, cat, dec, eq, ge, id, if_else, le, lt, mux, ne, or, set_id, sub, when};
 use crate::hw::groups::set_next;
 use crate::hw::verilog::{Expr, Item, UnOp};
-use crate::hw::xor_net::{self, XorNet, XorStyle};
+use crate::hw::xor_net::{self, Columns, XorNet, XorStyle};
 
 /// Bits of the 16-byte receive window.
 const WINDOW: u32 = 8 * LL_BYTES as u32;
@@ -85,16 +85,16 @@ pub(super) fn input_stage(c: &mut Ctx) {
     c.wire("crc_beat_in", 32 + dw, "{arriving beat, CRC register before it}", cat(vec![id("s_axis_link_tdata"), id("rx_crc_start")]));
     c.wires.push(Item::wire("crc_beat", 32, "CRC register after the arriving beat"));
     let beat = beat_map(c.d as usize);
-    xor_net::emit(&mut c.wires, &XorNet { name: "crc_beat_x", input: "crc_beat_in", map: &beat, style: XorStyle::SHARED }, "crc_beat", 0);
+    xor_net::emit(&mut c.wires, &XorNet { name: "crc_beat_x", input: Columns::One("crc_beat_in"), map: &beat, style: XorStyle::SHARED }, "crc_beat", 0);
     if c.cfg.ecrc_check {
         kept_syndrome(c, "ecrc_syn", "ECRC syndrome if the arriving beat ends an EE packet.");
         let ecrc = ecrc_syndrome_map(c.d as usize);
-        xor_net::emit(&mut c.wires, &XorNet { name: "ecrc_syn_x", input: "crc_beat_in", map: &ecrc, style: XorStyle::SHARED }, "ecrc_syn", 0);
+        xor_net::emit(&mut c.wires, &XorNet { name: "ecrc_syn_x", input: Columns::One("crc_beat_in"), map: &ecrc, style: XorStyle::SHARED }, "ecrc_syn", 0);
     }
     c.wire("rx_window_now", WINDOW, "the last 16 bytes including the arriving beat", cat(vec![id("s_axis_link_tdata"), Expr::slice("rx_window", WINDOW - 1, dw)]));
     kept_syndrome(c, "ll_syn", "LL CRC syndrome if the arriving beat ends an LL packet.");
     let ll = ll_syndrome_map();
-    xor_net::emit(&mut c.wires, &XorNet { name: "ll_syn_x", input: "rx_window_now", map: &ll, style: XorStyle::SHARED }, "ll_syn", 0);
+    xor_net::emit(&mut c.wires, &XorNet { name: "ll_syn_x", input: Columns::One("rx_window_now"), map: &ll, style: XorStyle::SHARED }, "ll_syn", 0);
 
     let all_ones = Expr::konst(32, 0xFFFF_FFFF);
     c.section("Receive input stage: register the arriving beat, its CRC state and syndromes.");

@@ -14,7 +14,7 @@ use super::Ctx;
 use crate::hw::build::{add, all, and, any, bit_of, cat, dec, eq, ge, id, if_else, lt, mux, ne, or, set_id, sub, when};
 use crate::hw::groups::set_next;
 use crate::hw::verilog::{Expr, Item};
-use crate::hw::xor_net::{self, XorNet, XorStyle};
+use crate::hw::xor_net::{self, Columns, XorNet, XorStyle};
 
 /// Bits of a link-local packet's body (bytes 0-11, before its CRC).
 const BODY: u32 = 96;
@@ -211,7 +211,7 @@ fn ll_packet(c: &mut Ctx) {
     c.comment("The link-local packet being sent: its CRC from the registered body, and its later beats.");
     c.wires.push(Item::wire("tx_ll_crc", 32, "bytes 12-15"));
     let map = ll_crc_map();
-    xor_net::emit(&mut c.wires, &XorNet { name: "tx_ll_crc_x", input: "tx_ll_body", map: &map, style: XorStyle::SHARED }, "tx_ll_crc", 0);
+    xor_net::emit(&mut c.wires, &XorNet { name: "tx_ll_crc_x", input: Columns::One("tx_ll_body"), map: &map, style: XorStyle::SHARED }, "tx_ll_crc", 0);
     c.wires.push(Item::pragma("verilator lint_off UNUSED"));
     c.wire("tx_ll_packet", 8 * LL_BYTES as u32, "the whole packet (its first beat went out from tx_ll_fields)", cat(vec![id("tx_ll_crc"), id("tx_ll_body")]));
     c.wires.push(Item::pragma("verilator lint_on UNUSED"));

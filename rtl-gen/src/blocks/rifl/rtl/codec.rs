@@ -7,7 +7,7 @@ use crate::blocks::rifl::model::params::Params;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::info::DesignInfo;
 use crate::hw::verilog::{Expr, Item, Module, Port};
-use crate::hw::xor_net::{self, XorNet, XorStyle};
+use crate::hw::xor_net::{self, Columns, XorNet, XorStyle};
 use crate::math::gf2::{AffineMap, BitMatrix, BitVec};
 
 pub const LAYOUT_NOTE: &str = "Frame layout MSB->LSB (F = frame_bits, P = F-16, S = P/8; bit 0 is sent first, so the fields go out \
@@ -161,7 +161,7 @@ pub fn scrambler(p: &Params, design: &DesignInfo, n: &Names, descramble: bool) -
         let (out_map, _) = scrambler_maps(r as usize, false);
         wire(&mut items, "scr_in", r + 33, "{state, din}: the columns of the unrolled recurrence", cat(vec![id("state"), id("din")]));
         items.push(Item::comment("dout[j] = y[j], a parity of din and the state: 6-input XOR nodes shared between the bits."));
-        xor_net::emit(&mut items, &XorNet { name: "scr", input: "scr_in", map: &out_map, style: XorStyle::Lut6Shared { window: usize::MAX } }, "dout", 0);
+        xor_net::emit(&mut items, &XorNet { name: "scr", input: Columns::One("scr_in"), map: &out_map, style: XorStyle::Lut6Shared { window: usize::MAX } }, "dout", 0);
         (0..33).map(|k| Expr::bit("dout", r - 1 - k)).collect()
     };
     // state_next[k] = y[r-1-k]: bit 32 first in the concatenation.

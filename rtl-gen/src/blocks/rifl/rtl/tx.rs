@@ -7,7 +7,7 @@ use crate::blocks::rifl::model::params::Params;
 use crate::hw::module::{clock_ports, GeneratedModule, Role};
 use crate::info::DesignInfo;
 use crate::hw::verilog::{Expr, Item, Module, Port, Stmt};
-use crate::hw::xor_net::{self, XorNet, XorStyle};
+use crate::hw::xor_net::{self, Columns, XorNet, XorStyle};
 use crate::blocks::rifl::model::codec::crc_algo;
 use crate::math::gf2::{AffineMap, BitMatrix, BitVec};
 use super::codec::scrambler_maps;
@@ -313,7 +313,7 @@ fn stage2(p: &Params, design: &DesignInfo, n: &Names) -> Vec<Item> {
     it.push(Item::wire("vcrc", 12, "CRC-12 of {payload, 5'b0, syn[1], meta} as sent (scrambled)"));
     it.push(Item::comment("vcrc = CRC12(scramble(line_in, state), syn[1]) as one parity per bit of vcode_in: 6-input XOR nodes shared between the bits."));
     let map = vcode_map(p);
-    xor_net::emit(&mut it, &XorNet { name: "vc", input: "vcode_in", map: &map, style: XorStyle::Lut6Shared { window: usize::MAX } }, "vcrc", 0);
+    xor_net::emit(&mut it, &XorNet { name: "vc", input: Columns::One("vcode_in"), map: &map, style: XorStyle::Lut6Shared { window: usize::MAX } }, "vcrc", 0);
     let idx = if ib == 12 { id("s1_id") } else { cat(vec![zeros(12 - ib), id("s1_id")]) };
     wire(&mut it, "frame_next", f, "encoded stage-1 frame {vcode, line, syn}", cat(vec![Expr::xor(id("vcrc"), idx), id("line2"), Expr::mux(id("s1_ctrl"), id("SYN_CTRL"), id("SYN_DATA"))]));
     it.push(Item::assign(id("tx_frame"), id("frame_q")));

@@ -28,7 +28,7 @@ use crate::info::DesignInfo;
 use crate::hw::gf_net::{emit_inverse, emit_sum, inverse_chain, Term};
 use crate::hw::pipe::Pipe;
 use crate::hw::verilog::{BinOp, Expr, Item, Module, UnOp};
-use crate::hw::xor_net::{self, XorNet, XorStyle};
+use crate::hw::xor_net::{self, Columns, XorNet, XorStyle};
 use crate::math::gf2::{AffineMap, BitMatrix, BitVec};
 use crate::math::gf2m::Gf2m;
 
@@ -204,7 +204,7 @@ fn syndromes(cx: &Ctx, pipe: &mut Pipe, way: &mut Way) {
         let name = format!("{}s{j}", way.p);
         cx.gf_wire(pipe, &name, &format!("S{j} = r(α^{})", cx.fcr as usize + j));
         let map = AffineMap { matrix: BitMatrix::from_rows(cx.b.cw_bits() as usize, rows), constant: BitVec::zeros(m) };
-        xor_net::emit(&mut pipe.items, &XorNet { name: &name, input: &cw, map: &map, style: XorStyle::Masked }, &name, 0);
+        xor_net::emit(&mut pipe.items, &XorNet { name: &name, input: Columns::One(&cw), map: &map, style: XorStyle::Masked }, &name, 0);
         way.s.push(name);
     }
 }
@@ -303,7 +303,7 @@ fn omega_chien(cx: &Ctx, pipe: &mut Pipe, way: &mut Way) {
         }
         let ev = pipe.wire(&format!("{p}ev{pos}"), m as u32, "");
         let map = AffineMap { matrix: BitMatrix::from_rows((t + 1) * m, rows), constant: BitVec::zeros(m) };
-        xor_net::emit(&mut pipe.items, &XorNet { name: &ev, input: &lamv, map: &map, style: XorStyle::Masked }, &ev, 0);
+        xor_net::emit(&mut pipe.items, &XorNet { name: &ev, input: Columns::One(&lamv), map: &map, style: XorStyle::Masked }, &ev, 0);
         let rt = pipe.wire(&format!("{p}rt{pos}"), 1, "");
         pipe.items.push(Item::assign(Expr::id(&rt), Expr::red(UnOp::RedNor, Expr::id(&ev))));
         flags.push(rt);

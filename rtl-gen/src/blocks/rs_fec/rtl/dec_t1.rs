@@ -22,7 +22,7 @@ use crate::hw::module::{GeneratedModule, Role};
 use crate::info::DesignInfo;
 use crate::hw::pipe::Pipe;
 use crate::hw::verilog::{Expr, Item, Module, Stmt, UnOp};
-use crate::hw::xor_net::{self, XorNet, XorStyle};
+use crate::hw::xor_net::{self, Columns, XorNet, XorStyle};
 use crate::math::gf2::{AffineMap, BitMatrix, BitVec};
 use crate::math::gf2m::Gf2m;
 
@@ -131,7 +131,7 @@ fn multiples(pipe: &mut Pipe, f: &Gf2m, input: &str, out: &str, mults: &[u16], d
     }
     let map = AffineMap { matrix: BitMatrix::from_rows(m, rows), constant: BitVec::zeros(mults.len() * m) };
     pipe.wire(out, (mults.len() * m) as u32, doc);
-    xor_net::emit(&mut pipe.items, &XorNet { name: out, input, map: &map, style: XorStyle::Masked }, out, 0);
+    xor_net::emit(&mut pipe.items, &XorNet { name: out, input: Columns::One(input), map: &map, style: XorStyle::Masked }, out, 0);
     out.to_string()
 }
 
@@ -193,12 +193,12 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     if syn_stages == 1 {
         pipe.items.push(Item::comment(XorStyle::SHARED.how(0)));
         pipe.items.push(Item::wire("syn_d", syn_bits as u32, "syndromes of all ways, into their register"));
-        xor_net::emit(&mut pipe.items, &XorNet { name: "syn", input: "cw", map: &map, style: XorStyle::SHARED }, "syn_d", 0);
+        xor_net::emit(&mut pipe.items, &XorNet { name: "syn", input: Columns::One("cw"), map: &map, style: XorStyle::SHARED }, "syn_d", 0);
         pipe.items.push(Item::reg("syn_q", syn_bits as u32, "the syndromes, registered"));
         pipe.items.push(Item::AlwaysFf { reset: None, body: vec![Stmt::set(Expr::id("syn_q"), Expr::id("syn_d"))] });
         pipe.items.push(Item::assign(Expr::id("syn"), Expr::id("syn_q")));
     } else {
-        xor_net::emit(&mut pipe.items, &XorNet { name: "syn", input: "cw", map: &map, style: XorStyle::Masked }, "syn", syn_stages);
+        xor_net::emit(&mut pipe.items, &XorNet { name: "syn", input: Columns::One("cw"), map: &map, style: XorStyle::Masked }, "syn", syn_stages);
     }
     pipe.define("syn", syn_bits as u32, syn_stages);
     pipe.advance(syn_stages);

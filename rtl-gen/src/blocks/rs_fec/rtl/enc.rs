@@ -8,7 +8,7 @@ use crate::info::DesignInfo;
 use crate::hw::gf_net::affine_of_masks;
 use crate::hw::pipe::Pipe;
 use crate::hw::verilog::{Expr, Item, Module, Port};
-use crate::hw::xor_net::{self, XorNet, XorStyle};
+use crate::hw::xor_net::{self, Columns, XorNet, XorStyle};
 
 /// Register stages inside an XOR network: enough to halve its depth twice without the line
 /// count of finer partial parities.
@@ -37,7 +37,7 @@ pub fn module(b: &RsFecBlock, design: &DesignInfo, name: &str) -> GeneratedModul
     // At most two stages inside the network (partial parities, then the check bits); further
     // stages only delay the codeword.
     let net_stages = stages.min(MAX_NET_STAGES);
-    xor_net::emit(&mut pipe.items, &XorNet { name: "check", input: "msg", map: &map, style: XorStyle::Masked }, "check", net_stages);
+    xor_net::emit(&mut pipe.items, &XorNet { name: "check", input: Columns::One("msg"), map: &map, style: XorStyle::Masked }, "check", net_stages);
     pipe.define("check", check_bits, net_stages);
     pipe.advance(stages);
     let (check, msg) = (pipe.expr("check"), pipe.expr("msg"));

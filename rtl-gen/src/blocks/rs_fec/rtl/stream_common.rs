@@ -7,7 +7,7 @@ use super::RsFecBlock;
 use crate::hw::gf_net::affine_of_masks;
 use crate::hw::axis::Axis;
 use crate::hw::verilog::{Expr, Item, Port};
-use crate::hw::xor_net::{self, XorNet, XorStyle};
+use crate::hw::xor_net::{self, Columns, XorNet, XorStyle};
 use crate::math::gf2m::AffineMasks;
 
 /// Symbol `i` (m bits) of the vector `name`.
@@ -44,7 +44,7 @@ pub fn emit_linear(items: &mut Vec<Item>, m: u32, net: &Linear, f: impl Fn(&[u16
     let masks = AffineMasks::probe(net.ins * m as usize, net.outs * m as usize, |bits| pack_symbols(&f(&unpack_symbols(bits, m, net.ins)), m));
     let map = affine_of_masks(&masks);
     items.push(Item::wire(net.out, net.outs as u32 * m, net.doc));
-    xor_net::emit(items, &XorNet { name: net.out, input: net.input, map: &map, style: net.style }, net.out, 0);
+    xor_net::emit(items, &XorNet { name: net.out, input: Columns::One(net.input), map: &map, style: net.style }, net.out, 0);
 }
 
 /// The beat layout sentences of the banner and docs.

@@ -389,22 +389,27 @@ impl RclkLink {
     /// took sent towards the far end.
     fn clk_rising(&mut self, n: usize) -> Result<(), SimError> {
         self.user_side(n)?;
-        let p = self.nodes[n].p;
         let node = &mut self.nodes[n];
         let frames = node.dut.get("tx_frame")?;
         let clk = node.clk;
         node.dut.clock_edge(clk, true)?;
         self.cycles[n] += 1;
         self.started |= self.nodes.iter().all(|x| x.dut.get_u64("link_up").unwrap_or(0) == 1);
+        self.send_frames(n, &frames);
+        Ok(())
+    }
+
+    /// Node `n`'s `tx_frame` of one `clk` edge onto its lanes, one frame per lane with the
+    /// channel's bit errors, each rising at the far end after the lane's delay.
+    fn send_frames(&mut self, n: usize, frames: &Bits) {
         // tx_ready is always high: the transceiver takes every frame.
-        let f = p.frame_width();
-        let half = self.period_fs[n] / 2;
+        let p = self.nodes[n].p;
+        let (f, half) = (p.frame_width(), self.period_fs[n] / 2);
         for k in 0..p.lanes() {
             let mut frame = frames.slice(k * f, f);
             self.errors[n].apply(&mut frame);
             self.send(n, k, frame, half);
         }
-        Ok(())
     }
 
     /// A recovered edge pair of lane `k` of the far end of node `n`: rising with `data` after
@@ -470,16 +475,10 @@ impl RclkLink {
             self.cycles[n] += 1;
             self.started |= self.nodes.iter().all(|x| x.dut.get_u64("link_up").unwrap_or(0) == 1 && x.aligned().unwrap_or(false));
         }
-        let p = self.nodes[n].p;
         if let Some(frames) = frames {
-            // tx_ready is always high: the transceiver takes every frame.
-            let (f, half) = (p.frame_width(), self.period_fs[n] / 2);
-            for k in 0..p.lanes() {
-                let mut frame = frames.slice(k * f, f);
-                self.errors[n].apply(&mut frame);
-                self.send(n, k, frame, half);
-            }
+            self.send_frames(n, &frames);
         }
+        let p = self.nodes[n].p;
         if let (Some(words), Some((_, w))) = (words, fast) {
             let half = self.period_fs[n] / self.nodes[n].ratio() as u64 / 2;
             for k in 0..p.lanes() {

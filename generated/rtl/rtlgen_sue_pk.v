@@ -1090,7 +1090,7 @@ module rtlgen_sue_pk (
     assign f_in_port = (s_axis_cmd_tdest == f_dest) & (s_axis_cmd_tuser[1:0] == f_vc);
     wire f_in_tagq; // the command of this beat is for the tagged queue
     wire [127:0] f_cmd_data; // beat f_b of the command of this beat
-    reg [7:0] f_in_cmds; // commands committed to the tagged queue
+    reg [7:0] f_in_cmds; // commands committed to the tagged queue (stops at the top value)
     reg f_tag_set; // the tagged command is committed
     reg [127:0] f_tag_data; // beat f_b of the tagged command
     reg f_in_match; // the command in progress is for the tagged queue
@@ -1099,7 +1099,7 @@ module rtlgen_sue_pk (
     assign f_cmd_data = (in_beat_q == f_b) ? s_axis_cmd_tdata : f_in_data;
     wire f_out_tagq; // a beat of the tagged queue leaves on m_axis_pdu
     assign f_out_tagq = m_axis_pdu_tvalid & m_axis_pdu_tready & ((m_axis_pdu_tdest == f_dest) & (m_axis_pdu_tuser[1:0] == f_vc));
-    reg [7:0] f_out_cmds; // commands of the tagged queue sent whole
+    reg [7:0] f_out_cmds; // commands of the tagged queue sent whole (stops at the top value)
     reg f_out_beat; // beat index within the command leaving
     always @(posedge clk) begin
         if (rst) begin
@@ -1115,7 +1115,7 @@ module rtlgen_sue_pk (
             if (fire & (in_beat_q == f_b)) begin
                 f_in_data <= s_axis_cmd_tdata;
             end
-            if (commit & f_in_tagq) begin
+            if (commit & f_in_tagq & (f_in_cmds != 8'd255)) begin
                 f_in_cmds <= f_in_cmds + 8'd1;
             end
             if (commit & f_in_tagq & (f_in_cmds == f_k)) begin
@@ -1125,7 +1125,7 @@ module rtlgen_sue_pk (
             if (f_out_tagq) begin
                 f_out_beat <= (f_out_beat == 1'd1) ? 1'd0 : (f_out_beat + 1'd1);
             end
-            if (f_out_tagq & (f_out_beat == 1'd1)) begin
+            if (f_out_tagq & (f_out_beat == 1'd1) & (f_out_cmds != 8'd255)) begin
                 f_out_cmds <= f_out_cmds + 8'd1;
             end
         end
@@ -1295,6 +1295,8 @@ module rtlgen_sue_pk (
                 & (q7_room1 == (q7_used < QUEUE_DEPTH))
                 & (q7_room2 == (q7_used < (QUEUE_DEPTH - 5'd1))));
         end
+        // the tagged command is numbered below the counts' top value
+        a_tag_k: assume (f_k != 8'd255);
         // the tagged queue is one of the packer's
         a_tag_queue: assume ((f_dest < 10'd4) & (f_vc < 2'd2));
         // the tagged beat is one of a command's

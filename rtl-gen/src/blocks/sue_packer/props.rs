@@ -11,8 +11,9 @@
 //!   command committed to that queue is what `m_axis_pdu` carries as beat f_b of the f_k-th
 //!   command it sends to that queue's destination and VC (`p_tag_data`; read back unchanged and
 //!   in order), and the queue never sends more commands than were committed to it
-//!   (`p_tag_created`: no command created). Commands are counted in 8 bits, so the two speak
-//!   of a queue's first 255 commands, far beyond any depth checked;
+//!   (`p_tag_created`: no command created). Commands are counted in 8 bits that stop at 255
+//!   (f_k < 255), so the two speak of a queue's first 255 commands; a count that wrapped would
+//!   make both false after 256 commands (the 256th would be numbered 0 again);
 //! - the status counters saturate at CNT_MAX and never wrap (the event counters step by one,
 //!   the commands-sent accumulator never decreases): those properties come with the counters,
 //!   from [`crate::hw::count`].
@@ -73,6 +74,9 @@ fn tagged_command(f: &mut Formal, design: &DesignInfo, shape: &Shape) {
     f.anyconst.push(("f_dest".into(), XPUID_BITS, "the tagged queue's destination".into()));
     f.anyconst.push(("f_vc".into(), 2, "the tagged queue's VC".into()));
     f.anyconst.push(("f_k".into(), kw, "the tagged command's number in its queue".into()));
+    // The command counts stop at their top value, which no tagged command takes.
+    let count_top = dec(kw, (1u64 << kw) - 1);
+    f.assume("a_tag_k", "the tagged command is numbered below the counts' top value", None, ne(id("f_k"), count_top.clone()));
     // A bound equal to the field's range holds by width.
     let mut bounds = vec![];
     if shape.num_xpu < 1 << XPUID_BITS {
@@ -94,7 +98,7 @@ fn tagged_command(f: &mut Formal, design: &DesignInfo, shape: &Shape) {
     f.items.push(Item::assign(id("f_in_port"), and(eq(id("s_axis_cmd_tdest"), id("f_dest")), eq(Expr::slice("s_axis_cmd_tuser", 1, 0), id("f_vc")))));
     f.items.push(Item::wire("f_in_tagq", 1, "the command of this beat is for the tagged queue"));
     f.items.push(Item::wire("f_cmd_data", dw, "beat f_b of the command of this beat"));
-    f.items.push(Item::reg("f_in_cmds", kw, "commands committed to the tagged queue"));
+    f.items.push(Item::reg("f_in_cmds", kw, "commands committed to the tagged queue (stops at the top value)"));
     f.items.push(Item::reg("f_tag_set", 1, "the tagged command is committed"));
     f.items.push(Item::reg("f_tag_data", dw, "beat f_b of the tagged command"));
     let mut input_regs = vec![];
@@ -110,13 +114,13 @@ fn tagged_command(f: &mut Formal, design: &DesignInfo, shape: &Shape) {
         f.items.push(Item::assign(id("f_cmd_data"), id("s_axis_cmd_tdata")));
     }
     let commit = and(id("commit"), id("f_in_tagq"));
-    input_regs.push(Stmt::when(commit.clone(), vec![Stmt::set(id("f_in_cmds"), add(id("f_in_cmds"), dec(kw, 1)))]));
+    input_regs.push(Stmt::when(and(commit.clone(), ne(id("f_in_cmds"), count_top.clone())), vec![Stmt::set(id("f_in_cmds"), add(id("f_in_cmds"), dec(kw, 1)))]));
     input_regs.push(Stmt::when(and(commit, eq(id("f_in_cmds"), id("f_k"))), vec![Stmt::set(id("f_tag_set"), Expr::one()), Stmt::set(id("f_tag_data"), id("f_cmd_data"))]));
     // Output: beats of the tagged queue's PDUs, counted in commands and beats.
     f.items.push(Item::wire("f_out_tagq", 1, "a beat of the tagged queue leaves on m_axis_pdu"));
     let out_port = and(eq(id("m_axis_pdu_tdest"), id("f_dest")), eq(Expr::slice("m_axis_pdu_tuser", 1, 0), id("f_vc")));
     f.items.push(Item::assign(id("f_out_tagq"), all(vec![id("m_axis_pdu_tvalid"), id("m_axis_pdu_tready"), out_port])));
-    f.items.push(Item::reg("f_out_cmds", kw, "commands of the tagged queue sent whole"));
+    f.items.push(Item::reg("f_out_cmds", kw, "commands of the tagged queue sent whole (stops at the top value)"));
     let mut output_regs = vec![];
     let out_last = if bb > 0 {
         f.items.push(Item::reg("f_out_beat", bb, "beat index within the command leaving"));
@@ -126,7 +130,7 @@ fn tagged_command(f: &mut Formal, design: &DesignInfo, shape: &Shape) {
     } else {
         Expr::one()
     };
-    output_regs.push(Stmt::when(and(id("f_out_tagq"), out_last), vec![Stmt::set(id("f_out_cmds"), add(id("f_out_cmds"), dec(kw, 1)))]));
+    output_regs.push(Stmt::when(all(vec![id("f_out_tagq"), out_last, ne(id("f_out_cmds"), count_top)]), vec![Stmt::set(id("f_out_cmds"), add(id("f_out_cmds"), dec(kw, 1)))]));
     let mut resets = vec![Stmt::set(id("f_in_cmds"), dec(kw, 0)), Stmt::set(id("f_tag_set"), Expr::zero()), Stmt::set(id("f_out_cmds"), dec(kw, 0))];
     if bb > 0 {
         resets.push(Stmt::set(id("f_in_match"), Expr::zero()));

@@ -336,6 +336,18 @@ fn the_planted_genz_init_exchange_deadlock_and_a_dropped_tready_are_caught() {
     assert!(row(&t, "fgz_llr").contains("(p_m_axis_link_stable)"), "{t}");
 }
 
+/// The Gen-Z LLR's window invariants (stated for the induction) hold from reset: the send
+/// point's `send_seq_inc` reset to 2 beside `send_seq` = 0 (the next step would skip a packet)
+/// is caught in the first cycle out of reset by `p_seq_inc`, before any window property could
+/// see it (the link is not up within the depth).
+#[test]
+fn a_genz_send_point_shadow_that_lies_is_caught_by_its_invariant() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tree = genz_tree(dir.path());
+    let failed = mutant_fails(&tree, dir.path(), "fgz_llr", "send_seq_inc <= 16'd1;", "send_seq_inc <= 16'd2;", &["--bmc", "--depth", "4", "--engine", "smtbmc-yices"], "work_inc");
+    assert!(failed.contains("p_seq_inc"), "{failed}");
+}
+
 #[test]
 #[ignore = "the unmutated Gen-Z LLR check to depth 16 takes minutes; run with RTLGEN_LONG=1 and --ignored"]
 fn genz_llr_properties_hold_to_depth() {

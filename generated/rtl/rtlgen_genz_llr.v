@@ -3976,6 +3976,35 @@ module rtlgen_genz_llr (
         if (f_past_valid & (!rst)) begin
             p_send_window: assert ((send_seq - ack_seq) <= (head_seq - ack_seq));
         end
+        // send_seq_inc, ack_seq_inc, sent_max_inc and rx_ll_rseq_inc are their numbers plus one
+        if (f_past_valid & (!rst)) begin
+            p_seq_inc: assert ((send_seq_inc == (send_seq + 16'd1))
+                & (ack_seq_inc == (ack_seq + 16'd1))
+                & (sent_max_inc == (sent_max + 16'd1))
+                & (rx_ll_rseq_inc == (rx_ll_rseq + 16'd1)));
+        end
+        // a packet being written has a retry slot: fewer than SLOTS packets held
+        if (f_past_valid & (!rst) & wr_active) begin
+            p_write_slot: assert ({1'd0, head_seq - ack_seq} < 17'd16);
+        end
+        // the receive FIFO's pointers: rx_rd <= rx_commit_vis <= rx_commit <= rx_wr <= rx_rd + depth
+        if (f_past_valid & (!rst)) begin
+            p_rx_fifo: assert (((rx_commit_vis - rx_rd) <= (rx_commit - rx_rd))
+                & ((rx_commit - rx_rd) <= (rx_wr - rx_rd))
+                & ((rx_wr - rx_rd) <= 7'd64));
+        end
+        // a link-local packet acted on now is followed by none next cycle (the beat count restarted)
+        if (f_past_valid & (!rst) & rx_ll_valid) begin
+            p_ll_spaced: assert (rx_beat == 3'd0);
+        end
+        // an EE packet being sent lies below the head
+        if (f_past_valid & (!rst)) begin
+            p_sending_unsent: assert ((~sending_ee) | (send_seq != head_seq));
+        end
+        // a packet that ee_unsent says waits lies below the head
+        if (f_past_valid & (!rst)) begin
+            p_unsent: assert ((~ee_unsent) | (send_seq != head_seq));
+        end
         // s_axis: the sender keeps tvalid and the payload until tready
         if (f_past_valid & (!rst) & f_prev_run & f_s_axis_stall) begin
             a_s_axis_stable: assume (s_axis_tvalid & ({s_axis_tdata, s_axis_tlast, s_axis_tuser} == f_s_axis_pay));

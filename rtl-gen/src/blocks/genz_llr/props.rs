@@ -18,7 +18,7 @@
 //! - the status counters saturate and never wrap.
 
 use super::GenzLlrBlock;
-use crate::hw::build::{add, all, and, any, bits_for, cat, dec, eq, id, le, ne, or, sub};
+use crate::hw::build::{add, all, and, any, bits_for, cat, dec, eq, id, le, lt, ne, or, sub};
 use crate::hw::props::{in_reset, running, Formal};
 use crate::hw::verilog::{Expr, Item, Stmt};
 use crate::info::DesignInfo;
@@ -54,6 +54,54 @@ pub fn properties(b: &GenzLlrBlock, design: &DesignInfo) -> Item {
     let from_ack = |x: &str| sub(id(x), id("ack_seq"));
     f.assert("p_retry_window", "at most SLOTS packets are held unacknowledged", Some(run.clone()), le(cat(vec![Expr::zero(), from_ack("head_seq")]), dec(17, cfg.slots() as u64)));
     f.assert("p_send_window", "the send point lies between the acknowledged point and the head", Some(run.clone()), le(from_ack("send_seq"), from_ack("head_seq")));
+
+    // Invariants the induction needs (true in every reachable state, checked like the rest):
+    // without them a k-induction may start from a state whose registers disagree with each
+    // other and step the window wrongly.
+    // Each `_inc` register is loaded beside its number (reset to 1 beside 0, stepped with it,
+    // or loaded with the `_inc` of the value loaded), so it always holds that number plus one;
+    // the send point steps to send_seq_inc and the acknowledged point to rx_ll_rseq_inc.
+    let plus_one = |x: &str| eq(id(&format!("{x}_inc")), add(id(x), dec(16, 1)));
+    f.assert(
+        "p_seq_inc",
+        "send_seq_inc, ack_seq_inc, sent_max_inc and rx_ll_rseq_inc are their numbers plus one",
+        Some(run.clone()),
+        all(vec![plus_one("send_seq"), plus_one("ack_seq"), plus_one("sent_max"), plus_one("rx_ll_rseq")]),
+    );
+    // A packet is admitted at its first beat only with a free slot, the acknowledged point
+    // never moves past the head, and head_seq steps at its last beat: the slot it is written
+    // into is counted before head_seq does.
+    f.assert(
+        "p_write_slot",
+        "a packet being written has a retry slot: fewer than SLOTS packets held",
+        Some(and(run.clone(), id("wr_active"))),
+        lt(cat(vec![Expr::zero(), from_ack("head_seq")]), dec(17, cfg.slots() as u64)),
+    );
+    // The receive FIFO's pointers in order from the read pointer (ra + 1 bits, distances mod
+    // 2^(ra+1)): delivered <= visible commit <= commit <= write <= read + depth. rx_commit only
+    // moves forward to a written word, rx_commit_vis follows it a cycle late, a drop takes
+    // rx_wr back to rx_commit, rx_full stops writes at depth. So no write lands on a committed,
+    // undelivered word, and the RAM's read register of a stalled m_axis beat keeps it.
+    let ra = cfg.rx_addr_bits();
+    let from_rd = |x: &str| sub(id(x), id("rx_rd"));
+    f.assert(
+        "p_rx_fifo",
+        "the receive FIFO's pointers: rx_rd <= rx_commit_vis <= rx_commit <= rx_wr <= rx_rd + depth",
+        Some(run.clone()),
+        all(vec![le(from_rd("rx_commit_vis"), from_rd("rx_commit")), le(from_rd("rx_commit"), from_rd("rx_wr")), le(from_rd("rx_wr"), dec(ra + 1, 1u64 << ra))]),
+    );
+    // A received link-local packet is acted on the cycle after its last beat, which restarted
+    // the beat count; the next one ends at beat LL_LAST >= 1 (16 bytes are two beats or more).
+    // So two are never acted on in consecutive cycles, and the window compares registered with
+    // one still see the acknowledged point they were made against.
+    f.assert("p_ll_spaced", "a link-local packet acted on now is followed by none next cycle (the beat count restarted)", Some(and(run.clone(), id("rx_ll_valid"))), eq(id("rx_beat"), dec(bits_for(cfg.rx_beat_max() as u64), 0)));
+    // An EE packet is only started while a written packet waits unsent, and the send point
+    // steps past it only at its last beat: mid-packet the send point is strictly below the head.
+    f.assert("p_sending_unsent", "an EE packet being sent lies below the head", Some(run.clone()), or(id("sending_ee").not(), ne(id("send_seq"), id("head_seq"))));
+    // ee_unsent compares send_seq with head_seq one edge late; head_seq only grows, and the
+    // send point reaches the head only by stepping past a packet below it, so a packet the
+    // compare says waits does wait.
+    f.assert("p_unsent", "a packet that ee_unsent says waits lies below the head", Some(run.clone()), or(id("ee_unsent").not(), ne(id("send_seq"), id("head_seq"))));
 
     f.stream_in(reset, "s_axis", &[("tdata", dw), ("tlast", 1), ("tuser", vb)]);
     f.stream_out(reset, "m_axis", &[("tdata", dw), ("tlast", 1), ("tuser", vb)], None);

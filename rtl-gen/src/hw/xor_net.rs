@@ -196,6 +196,15 @@ pub fn emit(items: &mut Vec<Item>, net: &XorNet, out: &str, stages: u32) {
     items.push(Item::assign(Expr::id(out), Expr::id(&q)));
 }
 
+/// The input columns of a CRC generator over `data` with a `seq_bits`-bit implicit sequence
+/// number (ISN: seq is XORed into data[seq_bits-1:0]): `data`, then `seq` as extra columns, so
+/// the sequence number costs fan-in, not an extra XOR level; with how they read in the network's
+/// comment.
+pub fn isn_columns(data_bits: u32, seq_bits: u32) -> ([(&'static str, usize); 2], &'static str) {
+    let doc = if seq_bits > 0 { "{seq, data} (ISN: seq enters as extra columns)" } else { "data" };
+    ([("data", data_bits as usize), ("seq", seq_bits as usize)], doc)
+}
+
 /// The body of a CRC checker (binary or over GF(2^m)): the syndrome `M·{seq, data} ⊕ c ⊕ crc_in`
 /// computed with `crc_in` as extra identity columns of the CRC's own network, so checking costs
 /// no comparator level of its own, then `ok = ~|syndrome` and the valid pipe. Expects the ports

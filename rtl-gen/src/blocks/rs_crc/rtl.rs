@@ -24,12 +24,6 @@ fn input_ports(b: &RsCrcBlock, design: &DesignInfo, seq_doc: &str) -> Vec<Port> 
 }
 
 /// The network input: `data`, or `{seq, data}` (the model's column order: data bits, then seq).
-/// The network's input columns: `data`, then the sequence number as extra columns (ISN) so it
-/// costs fan-in, not an extra XOR level.
-fn columns(b: &RsCrcBlock) -> [(&'static str, usize); 2] {
-    [("data", b.data_bits() as usize), ("seq", b.seq_bits as usize)]
-}
-
 fn reset_of(b: &RsCrcBlock, design: &DesignInfo) -> Option<crate::info::ResetStyle> {
     (b.pipeline > 0).then_some(design.reset)
 }
@@ -103,10 +97,8 @@ pub fn generator(b: &RsCrcBlock, model: &RsCrc, design: &DesignInfo, name: &str)
     }
     let mut items = Vec::new();
     let map = crc_map(model);
-    // ISN: seq is XORed into data[seq_bits-1:0]; it enters the network as extra columns.
-    let input = if b.seq_bits > 0 { "{seq, data} (ISN: seq enters as extra columns)" } else { "data" };
+    let (parts, input) = xor_net::isn_columns(b.data_bits(), b.seq_bits);
     items.push(Item::comment(&format!("crc = M·{input} over GF(2): {}.", XorStyle::SHARED.how(b.pipeline))));
-    let parts = columns(b);
     xor_net::emit(&mut items, &XorNet { name: "crc", input: Columns::Parts(&parts), map: &map, style: XorStyle::SHARED }, "crc", b.pipeline);
     if b.pipeline > 0 {
         xor_net::emit_valid_pipe(&mut items, "valid_pipe", "in_valid", "out_valid", b.pipeline);
